@@ -1,0 +1,7 @@
+export {
+  formatConfigProblem,
+  loadMeshConfig,
+  parseMeshConfig,
+  type ConfigProblem,
+  type LoadedMeshConfig,
+} from './load-mesh-config.js';

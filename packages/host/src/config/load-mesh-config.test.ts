@@ -1,0 +1,90 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { OpenLegionError } from '@openlegion/protocol';
+import { describe, expect, it } from 'vitest';
+import { type ConfigProblem, formatConfigProblem, loadMeshConfig, parseMeshConfig } from './load-mesh-config.js';
+
+const valid = `mesh: { name: demo }
+llm:
+  default_model: openai/gpt-4.1-mini
+  providers:
+    openai: { api_key: vault:OPENAI_API_KEY }
+agents:
+  a: { role: helper }
+  b: {}
+`;
+
+function problemsOf(text: string): ConfigProblem[] {
+  try {
+    parseMeshConfig(text, 'mesh.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(OpenLegionError);
+    const details = (error as OpenLegionError).details as { problems: ConfigProblem[] };
+    return details.problems;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('parseMeshConfig', () => {
+  it('applies defaults to a minimal valid file', () => {
+    const config = parseMeshConfig(valid);
+    expect(config.mesh).toEqual({ name: 'demo', host: '127.0.0.1', port: 8420, data_dir: '.openlegion' });
+    expect(config.runtime.kind).toBe('docker');
+    expect(config.agents.b?.model).toBe('default');
+  });
+
+  it('reports every problem with its line, column and field', () => {
+    const text = `mesh: { name: demo }
+llm:
+  providers:
+    openai: { api_key: sk-literal-key }
+agents:
+  a:
+    model: nonsense
+    colour: blue
+  B: {}
+`;
+    const lines = problemsOf(text).map(formatConfigProblem);
+    expect(lines).toEqual([
+      expect.stringMatching(/^mesh\.yaml:4:24 llm\.providers\.openai\.api_key: use a reference like vault:/),
+      expect.stringMatching(/^mesh\.yaml:7:12 agents\.a\.model: use a tier/),
+      'mesh.yaml:8:5 agents.a.colour: unknown field "colour"',
+      expect.stringMatching(/^mesh\.yaml:9:3 agents\.B: use lower-case letters/),
+    ]);
+  });
+
+  it('rejects a model whose provider is not configured', () => {
+    const text = `${valid}  c: { model: anthropic/claude-haiku-4-5 }\n`;
+    const [problem] = problemsOf(text);
+    expect(problem).toMatchObject({ line: 9, field: 'agents.c.model' });
+    expect(problem?.message).toContain('provider "anthropic" is not configured');
+  });
+
+  it('rejects a mesh with no agents', () => {
+    const [problem] = problemsOf('llm: { providers: { openai: {} } }\nagents: {}\n');
+    expect(problem).toMatchObject({ line: 2, field: 'agents', message: 'define at least one agent' });
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    const [problem] = problemsOf('mesh:\n  name: x\n\tport: 3\n');
+    expect(formatConfigProblem(problem as ConfigProblem)).toBe('mesh.yaml:3:1 Tabs are not allowed as indentation');
+  });
+});
+
+describe('loadMeshConfig', () => {
+  it('resolves data_dir against the file folder', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ol-config-'));
+    const file = path.join(dir, 'mesh.yaml');
+    await writeFile(file, valid);
+    const loaded = await loadMeshConfig(file);
+    expect(loaded.dataDir).toBe(path.join(dir, '.openlegion'));
+  });
+
+  it('fails with CONFIG_NOT_FOUND naming a missing file', async () => {
+    await expect(loadMeshConfig('/nonexistent/mesh.yaml')).rejects.toMatchObject({
+      code: 'CONFIG_NOT_FOUND',
+      message: expect.stringContaining('/nonexistent/mesh.yaml'),
+    });
+  });
+});

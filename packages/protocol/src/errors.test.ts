@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, OpenLegionError, errorBodySchema } from './errors.js';
+
+describe('OpenLegionError', () => {
+  it('serialises to the protocol error body', () => {
+    const error = new OpenLegionError('AGENT_UNKNOWN', 'no agent "x"', { details: { agents: ['a'] } });
+    const body = error.toJSON();
+    expect(errorBodySchema.parse(body)).toEqual({
+      error: { code: 'AGENT_UNKNOWN', message: 'no agent "x"', retryable: false, details: { agents: ['a'] } },
+    });
+    expect(error.status).toBe(404);
+  });
+
+  it('takes retryable from the code and keeps the cause', () => {
+    const cause = new Error('ECONNREFUSED');
+    const error = new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'provider down', { cause });
+    expect(error.retryable).toBe(true);
+    expect(error.cause).toBe(cause);
+    expect(error.name).toBe('OpenLegionError');
+  });
+
+  it('names subclasses after themselves', () => {
+    class ProviderUnavailableError extends OpenLegionError {}
+    expect(new ProviderUnavailableError('LLM_PROVIDER_UNAVAILABLE', 'x').name).toBe('ProviderUnavailableError');
+  });
+});
+
+describe('docs/errors.md', () => {
+  const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+
+  it.each(Object.keys(ERROR_CODES))('documents %s', (code) => {
+    expect(doc).toContain(`| \`${code}\` |`);
+  });
+
+  it('documents no code that does not exist', () => {
+    const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+    expect(documented.filter((code) => !(code && code in ERROR_CODES))).toEqual([]);
+  });
+});

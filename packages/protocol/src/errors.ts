@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * Every stable error code the mesh can return, with whether a caller may retry it.
+ * Keep docs/errors.md in step: a test fails when a code is missing there.
+ */
+export const ERROR_CODES = {
+  CONFIG_INVALID: { retryable: false, status: 400, summary: 'mesh.yaml (or another config file) failed validation' },
+  CONFIG_NOT_FOUND: { retryable: false, status: 404, summary: 'the config file does not exist' },
+  REQUEST_INVALID: { retryable: false, status: 400, summary: 'a request body or parameter failed validation' },
+  NOT_FOUND: { retryable: false, status: 404, summary: 'no such route' },
+  AUTH_MISSING: { retryable: false, status: 401, summary: 'no bearer token was sent' },
+  AUTH_INVALID: { retryable: false, status: 401, summary: 'the bearer token is not valid for this server' },
+  AUTH_FORBIDDEN: { retryable: false, status: 403, summary: 'the token is valid but may not do this' },
+  LLM_MODEL_INVALID: { retryable: false, status: 400, summary: 'the model name is not provider/model or a known tier' },
+  LLM_PROVIDER_UNKNOWN: { retryable: false, status: 400, summary: 'the model names a provider mesh.yaml does not configure' },
+  LLM_PROVIDER_KEY_MISSING: { retryable: false, status: 500, summary: "the provider's key is not in the host environment" },
+  LLM_PROVIDER_ERROR: { retryable: false, status: 502, summary: 'the provider answered with an error' },
+  LLM_PROVIDER_UNAVAILABLE: { retryable: true, status: 503, summary: 'the provider could not be reached or is overloaded' },
+  AGENT_UNKNOWN: { retryable: false, status: 404, summary: 'no agent of that name in this mesh' },
+  AGENT_NOT_READY: { retryable: true, status: 503, summary: 'the agent is not running or not ready yet' },
+  AGENT_START_FAILED: { retryable: false, status: 500, summary: 'an agent did not become ready' },
+  AGENT_BUSY: { retryable: true, status: 409, summary: 'the agent is already answering a chat' },
+  AGENT_LLM_FAILED: { retryable: true, status: 502, summary: 'the agent could not get an answer from the LLM proxy' },
+  MESH_PORT_IN_USE: { retryable: false, status: 500, summary: 'the host port is taken by another process' },
+  MESH_NOT_RUNNING: { retryable: false, status: 503, summary: 'no host is running for this mesh' },
+  MESH_RUNTIME_UNAVAILABLE: { retryable: false, status: 500, summary: 'the agent runtime (Docker engine) is not available' },
+  INTERNAL: { retryable: false, status: 500, summary: 'an unexpected fault; see the host log' },
+} as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    retryable: z.boolean(),
+    details: z.unknown().optional(),
+  }),
+});
+/** The body of every error response: `{ error: { code, message, retryable, details? } }`. */
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/**
+ * The one base error. Its `code` is stable and documented; `toJSON()` gives the wire body.
+ *
+ * @example
+ * throw new OpenLegionError('AGENT_UNKNOWN', 'no agent "x"; agents: a, b', { details: { agents } });
+ */
+export class OpenLegionError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = ERROR_CODES[code].retryable;
+    this.details = options.details;
+  }
+
+  /** The HTTP status this error maps to. */
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  toJSON(): ErrorBody {
+    const body: ErrorBody = { error: { code: this.code, message: this.message, retryable: this.retryable } };
+    if (this.details !== undefined) body.error.details = this.details;
+    return body;
+  }
+}
+
+/** Build a wire error body without throwing. */
+export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
+  return new OpenLegionError(code, message, { details }).toJSON();
+}
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}

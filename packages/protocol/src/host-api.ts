@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { agentStateSchema } from './agent-api.js';
+
+export const AGENT_PORT = 8400;
+export const DEFAULT_HOST_PORT = 8420;
+
+/** `POST /mesh/ready`: an agent reports it is listening (identity from its bearer token). */
+export const agentReadyRequestSchema = z.object({
+  url: z.string().url().optional(),
+  version: z.string().optional(),
+});
+
+/** One agent in `GET /api/status`. */
+export const agentInfoSchema = z.object({
+  name: z.string(),
+  state: agentStateSchema,
+  runtime: z.enum(['docker', 'process']),
+  model: z.string(),
+  url: z.string().nullable(),
+  container: z.string().nullable(),
+  started_at: z.string().nullable(),
+  ready_at: z.string().nullable(),
+});
+export type AgentInfo = z.infer<typeof agentInfoSchema>;
+
+export const meshStatusSchema = z.object({
+  mesh: z.string(),
+  version: z.string(),
+  pid: z.number().int(),
+  url: z.string(),
+  started_at: z.string(),
+  runtime: z.enum(['docker', 'process']),
+  agents: z.array(agentInfoSchema),
+});
+export type MeshStatus = z.infer<typeof meshStatusSchema>;

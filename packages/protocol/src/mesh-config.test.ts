@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { meshConfigJsonSchema, meshConfigSchema, resolveModel } from './mesh-config.js';
+
+const full = {
+  mesh: { name: 'demo', host: '127.0.0.1', port: 8420, data_dir: '.openlegion' },
+  runtime: { kind: 'docker', image: 'openlegion-agent:latest', resources: { memory: '512m', cpus: 1, pids: 256 } },
+  llm: {
+    default_model: 'openai/gpt-4.1-mini',
+    tiers: { fast: 'openai/gpt-4.1-nano', default: 'openai/gpt-4.1-mini', complex: 'anthropic/claude-opus-4-1' },
+    fallbacks: ['anthropic/claude-haiku-4-5', 'openai/gpt-4.1-nano'],
+    fallback_strategy: 'cascade',
+    embedding_model: 'openai/text-embedding-3-small',
+    providers: {
+      openai: { api_key: 'vault:OPENAI_API_KEY' },
+      anthropic: { api_key: 'vault:ANTHROPIC_API_KEY' },
+      local: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:11434/v1' },
+    },
+  },
+  agents: {
+    researcher: {
+      role: 'Finds and summarises sources',
+      model: 'default',
+      soul: 'Curious, terse.',
+      tools: 'full',
+      budget: { daily_usd: 5, monthly_usd: 50 },
+      permissions: {
+        blackboard: { read: ['research/*'], write: ['research/*'] },
+        pubsub: { publish: ['research.*'], subscribe: ['tasks.*'] },
+        message: ['writer'],
+        credentials: ['GITHUB_TOKEN'],
+        egress: ['*.wikipedia.org', 'api.github.com'],
+      },
+      cron: [{ schedule: 'every 30m', heartbeat: true }],
+    },
+    writer: { model: 'local/llama3.1' },
+  },
+  channels: { telegram: { enabled: false, token: 'vault:TELEGRAM_BOT_TOKEN', default_agent: 'researcher' } },
+  workflows: 'workflows/',
+};
+
+describe('meshConfigSchema', () => {
+  it('accepts the whole documented mesh.yaml shape', () => {
+    const result = meshConfigSchema.safeParse(full);
+    expect(result.error?.issues).toBeUndefined();
+  });
+
+  it('resolves tiers to provider/model', () => {
+    const config = meshConfigSchema.parse(full);
+    expect(resolveModel(config, 'complex')).toBe('anthropic/claude-opus-4-1');
+    expect(resolveModel(config, 'local/llama3.1')).toBe('local/llama3.1');
+  });
+
+  it('falls back to default_model for a tier that is not set', () => {
+    const config = meshConfigSchema.parse({ llm: { providers: { openai: {} } }, agents: { a: {} } });
+    expect(resolveModel(config, 'fast')).toBe('openai/gpt-4.1-mini');
+  });
+
+  it('rejects a message permission naming an unknown agent', () => {
+    const bad = structuredClone(full);
+    bad.agents.researcher.permissions.message = ['nobody'];
+    const issue = meshConfigSchema.safeParse(bad).error?.issues[0];
+    expect(issue?.path).toEqual(['agents', 'researcher', 'permissions', 'message', 0]);
+    expect(issue?.message).toContain('no agent "nobody"');
+  });
+
+  it('requires a script for a scripted provider', () => {
+    const result = meshConfigSchema.safeParse({ llm: { default_model: 'demo/x', providers: { demo: { kind: 'scripted' } } }, agents: { a: {} } });
+    expect(result.error?.issues[0]?.path).toEqual(['llm', 'providers', 'demo', 'script']);
+  });
+});
+
+describe('meshConfigJsonSchema', () => {
+  it('describes the top-level sections', () => {
+    const schema = meshConfigJsonSchema() as { properties: Record<string, unknown>; required?: string[] };
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['mesh', 'runtime', 'llm', 'agents', 'channels', 'workflows']),
+    );
+    expect(schema.required).toEqual(['agents']);
+  });
+});
