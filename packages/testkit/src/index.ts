@@ -1,1 +1,21 @@
-export {};
+export type {
+  FakeLlm,
+  FakeLlmCliIo,
+  FakeLlmFail,
+  FakeLlmMatch,
+  FakeLlmOptions,
+  FakeLlmReply,
+  FakeLlmRule,
+  FakeLlmScript,
+  FakeLlmScriptInput,
+  FakeLlmToolCall,
+  RecordedRequest,
+} from './fake-llm/index.js';
+export {
+  FakeLlmScriptError,
+  fakeLlmScriptSchema,
+  loadFakeLlmScript,
+  parseFakeLlmScript,
+  runFakeLlmCli,
+  startFakeLlm,
+} from './fake-llm/index.js';
