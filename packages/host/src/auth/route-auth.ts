@@ -1,0 +1,93 @@
+import { OpenLegionError } from '@openlegion/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { digestMatches, tokenDigest } from './token-digest.js';
+import type { TokenRegistry } from './token-registry.js';
+
+/**
+ * Who may call a route, declared in its config: `{ config: { auth: 'agent' } }`.
+ * A route that declares nothing is operator-only, so a forgotten declaration fails closed.
+ */
+export type RouteAuth = 'none' | 'agent' | 'operator' | 'agent-or-operator';
+
+/** Who made the request, as proven by its bearer token. */
+export type Caller = { kind: 'agent'; agent: string } | { kind: 'operator' };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    /** The calling agent, set on routes an agent called with its own token. */
+    agent: string | undefined;
+    /** The proven caller; undefined on `auth: 'none'` routes. */
+    caller: Caller | undefined;
+  }
+}
+
+export interface RouteAuthOptions {
+  tokens: TokenRegistry;
+  operatorToken: string;
+}
+
+/**
+ * Check every request's bearer token against the route's declared `auth`.
+ * Missing header → 401 AUTH_MISSING; unknown token → 401 AUTH_INVALID; wrong kind → 403 AUTH_FORBIDDEN.
+ */
+export function registerRouteAuth(app: FastifyInstance, options: RouteAuthOptions): void {
+  const operatorDigest = tokenDigest(options.operatorToken);
+  const identifyCaller = (token: string): Caller | undefined => {
+    if (digestMatches(tokenDigest(token), operatorDigest)) return { kind: 'operator' };
+    const agent = options.tokens.identify(token);
+    return agent === undefined ? undefined : { kind: 'agent', agent };
+  };
+
+  app.decorateRequest('agent', undefined);
+  app.decorateRequest('caller', undefined);
+  app.addHook('onRequest', async (request) => {
+    // Unknown routes answer 404 whoever asks.
+    if (request.is404) return;
+    const policy = request.routeOptions.config.auth ?? 'operator';
+    if (policy === 'none') return;
+    const token = bearerToken(request);
+    const caller = identifyCaller(token);
+    if (!caller) throw new OpenLegionError('AUTH_INVALID', 'the bearer token is not valid for this host');
+    if (!allows(policy, caller)) {
+      throw new OpenLegionError('AUTH_FORBIDDEN', `this route needs the ${describe(policy)} token`, {
+        details: { route: request.routeOptions.url, needs: policy, caller: caller.kind },
+      });
+    }
+    request.caller = caller;
+    if (caller.kind === 'agent') request.agent = caller.agent;
+  });
+}
+
+/**
+ * The agent that called an `auth: 'agent'` route.
+ * Throws INTERNAL when used on a route that does not authenticate agents (a wiring fault).
+ */
+export function requireAgent(request: FastifyRequest): string {
+  if (request.agent === undefined) {
+    throw new OpenLegionError(
+      'INTERNAL',
+      `route ${request.routeOptions.url ?? request.url} has no agent caller`,
+    );
+  }
+  return request.agent;
+}
+
+function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (!header) throw new OpenLegionError('AUTH_MISSING', 'send Authorization: Bearer <token>');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1])
+    throw new OpenLegionError('AUTH_INVALID', 'the Authorization header is not "Bearer <token>"');
+  return match[1];
+}
+
+function allows(policy: Exclude<RouteAuth, 'none'>, caller: Caller): boolean {
+  return policy === 'agent-or-operator' || policy === caller.kind;
+}
+
+function describe(policy: Exclude<RouteAuth, 'none'>): string {
+  return policy === 'agent-or-operator' ? 'agent or operator' : policy;
+}

@@ -1,0 +1,19 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** 32 random bytes: every agent token and the operator token. */
+export const TOKEN_BYTES = 32;
+
+/** A fresh random token, base64url. */
+export function generateToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** SHA-256 of a token; digests have equal length whatever the token, so comparing them leaks no length. */
+export function tokenDigest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Constant-time comparison of a presented token with a known digest. */
+export function digestMatches(presented: Buffer, known: Buffer): boolean {
+  return timingSafeEqual(presented, known);
+}

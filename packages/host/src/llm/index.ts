@@ -1,0 +1,22 @@
+export {
+  createLlmProxy,
+  type LlmCallContext,
+  type LlmProxy,
+  type LlmProxyOptions,
+  UPSTREAM_HEADERS_TIMEOUT_MS,
+  type UpstreamPath,
+} from './llm-proxy.js';
+export {
+  type ChatCompletionBody,
+  chatCompletionBodySchema,
+  type EmbeddingsBody,
+  embeddingsBodySchema,
+} from './llm-requests.js';
+export { listConfiguredModels, type ModelList, type ModelListEntry } from './model-list.js';
+export {
+  type ModelResolverOptions,
+  type ProviderKind,
+  type ResolvedModel,
+  resolveUpstreamModel,
+} from './model-resolver.js';
+export { ProviderUnavailableError } from './upstream-errors.js';

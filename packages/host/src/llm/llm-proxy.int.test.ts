@@ -1,0 +1,173 @@
+import type { AddressInfo } from 'node:net';
+import { type ErrorBody, meshConfigSchema } from '@openlegion/protocol';
+import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
+import type { FastifyInstance } from 'fastify';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TokenRegistry } from '../auth/index.js';
+import { createLogger } from '../logging/index.js';
+import { AgentRegistry } from '../registry/index.js';
+import { createAgentClient, createHostServer } from '../server/index.js';
+import { openStore, type Store } from '../store/index.js';
+import { createLlmProxy } from './index.js';
+
+const PROVIDER_KEY = 'sk-upstream-key-for-tests';
+const SCRIPT = `
+models: [gpt-test]
+rules:
+  - match: { last_message: overloaded }
+    fail: { status: 503, message: upstream overloaded }
+  - match: { last_message: refused }
+    fail: { status: 400, message: "context too long" }
+  - match: { last_message: stream please }
+    reply: { chunks: ["Hel", "lo ", "wor", "ld"], chunk_delay_ms: 5 }
+default: { text: "plain answer" }
+`;
+
+const config = meshConfigSchema.parse({
+  llm: {
+    default_model: 'openai/gpt-test',
+    embedding_model: 'openai/text-embedding-test',
+    providers: {
+      openai: { api_key: 'vault:OPENAI_API_KEY' },
+      gone: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' },
+    },
+  },
+  agents: { a: {} },
+});
+
+describe('LLM proxy through the host', () => {
+  let fakeLlm: FakeLlm;
+  let store: Store;
+  let app: FastifyInstance;
+  let hostUrl: string;
+  let agentToken: string;
+
+  beforeAll(async () => {
+    fakeLlm = await startFakeLlm({ script: SCRIPT });
+    store = openStore(':memory:');
+    const logger = createLogger({ level: 'silent' });
+    const tokens = new TokenRegistry();
+    agentToken = tokens.mint('a');
+    app = createHostServer({
+      logger,
+      tokens,
+      operatorToken: 'operator-token-for-tests',
+      registry: new AgentRegistry({ store }),
+      llm: createLlmProxy({
+        config,
+        env: { OPENAI_API_KEY: PROVIDER_KEY },
+        logger,
+        baseUrlOverrides: { openai: fakeLlm.url },
+      }),
+      agentClient: createAgentClient(),
+      meshStatus: () => {
+        throw new Error('not used');
+      },
+      selfFor: () => {
+        throw new Error('not used');
+      },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    hostUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+    await fakeLlm.close();
+    store.close();
+  });
+  beforeEach(() => fakeLlm.reset());
+
+  const client = () => new OpenAI({ baseURL: `${hostUrl}/v1`, apiKey: agentToken, maxRetries: 0 });
+  const post = (path: string, body: unknown, token: string | null = agentToken) =>
+    fetch(`${hostUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+
+  it('forwards a completion with the provider key from the environment and the bare model name', async () => {
+    const completion = await client().chat.completions.create({
+      model: 'openai/gpt-test',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(completion.choices[0]?.message.content).toBe('plain answer');
+    const upstream = fakeLlm.requests[0];
+    expect(upstream?.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    expect(upstream?.body).toMatchObject({ model: 'gpt-test' });
+  });
+
+  it('never sends the agent token to the provider', async () => {
+    await client().chat.completions.create({ model: 'default', messages: [{ role: 'user', content: 'hi' }] });
+    expect(JSON.stringify(fakeLlm.requests)).not.toContain(agentToken);
+  });
+
+  it('streams the answer to the openai SDK as several chunks', async () => {
+    const stream = await client().chat.completions.create({
+      model: 'default',
+      stream: true,
+      messages: [{ role: 'user', content: 'stream please' }],
+    });
+    const deltas: string[] = [];
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta.content;
+      if (delta) deltas.push(delta);
+    }
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe('Hello world');
+  });
+
+  it('answers 503 LLM_PROVIDER_UNAVAILABLE when the provider answers 503', async () => {
+    const response = await post('/v1/chat/completions', {
+      model: 'default',
+      messages: [{ role: 'user', content: 'overloaded' }],
+    });
+    expect(response.status).toBe(503);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'LLM_PROVIDER_UNAVAILABLE', retryable: true });
+    expect(error.message).toContain('upstream overloaded');
+  });
+
+  it('answers 502 LLM_PROVIDER_ERROR with the upstream status and message when the provider refuses', async () => {
+    const response = await post('/v1/chat/completions', {
+      model: 'default',
+      messages: [{ role: 'user', content: 'refused' }],
+    });
+    expect(response.status).toBe(502);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toMatchObject({ code: 'LLM_PROVIDER_ERROR', details: { status: 400 } });
+    expect(error.message).toContain('context too long');
+    expect(JSON.stringify(error)).not.toContain(PROVIDER_KEY);
+  });
+
+  it('answers 503 LLM_PROVIDER_UNAVAILABLE when the provider cannot be reached', async () => {
+    const response = await post('/v1/chat/completions', {
+      model: 'gone/model',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as ErrorBody).error.code).toBe('LLM_PROVIDER_UNAVAILABLE');
+  });
+
+  it('answers 401 AUTH_MISSING to a request without a token, before calling the provider', async () => {
+    const response = await post(
+      '/v1/chat/completions',
+      { model: 'default', messages: [{ role: 'user', content: 'hi' }] },
+      null,
+    );
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as ErrorBody).error.code).toBe('AUTH_MISSING');
+    expect(fakeLlm.requests).toHaveLength(0);
+  });
+
+  it('forwards embeddings to the configured embedding model', async () => {
+    const response = await post('/v1/embeddings', { input: 'hello' });
+    expect(response.status).toBe(200);
+    expect(fakeLlm.requests[0]?.body).toMatchObject({ model: 'text-embedding-test', input: 'hello' });
+  });
+
+  it('lists the configured tiers and models to the openai SDK', async () => {
+    const models = await client().models.list();
+    expect(models.data.map((model) => model.id)).toContain('openai/gpt-test');
+  });
+});

@@ -1,0 +1,124 @@
+import {
+  type MeshConfig,
+  OpenLegionError,
+  type PROVIDER_KINDS,
+  providerKind,
+  resolveModel,
+  TIER_NAMES,
+} from '@openlegion/protocol';
+
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** Where and how one model is called upstream. */
+export interface ResolvedModel {
+  /** The configured provider name (the part before the first "/"). */
+  provider: string;
+  kind: ProviderKind;
+  /** `provider/model` after tier resolution. */
+  model: string;
+  /** The OpenAI-compatible base URL, without a trailing "/". */
+  baseUrl: string;
+  apiKey?: string;
+  /** The model name the provider knows (no provider prefix). */
+  upstreamModel: string;
+}
+
+/** OpenAI-compatible endpoints of the providers that have a well-known one. */
+const DEFAULT_BASE_URLS: Partial<Record<ProviderKind, string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+  ollama: 'http://127.0.0.1:11434/v1',
+};
+
+const KEY_REQUIRED_KINDS: ReadonlySet<ProviderKind> = new Set(['openai', 'anthropic']);
+
+const PROVIDER_MODEL = /^([a-z0-9][a-z0-9_-]*)\/(.+)$/i;
+
+export interface ModelResolverOptions {
+  config: MeshConfig;
+  /** Where `vault:NAME` and `env:NAME` key references are read for now. */
+  env: NodeJS.ProcessEnv;
+  /** Base URLs that win over mesh.yaml, by provider name (the fake LLM a scripted provider runs). */
+  baseUrlOverrides?: Record<string, string>;
+}
+
+/**
+ * Resolve a tier (`fast`, `default`, `complex`) or `provider/model` to its upstream call.
+ * Throws LLM_MODEL_INVALID, LLM_PROVIDER_UNKNOWN, LLM_PROVIDER_KEY_MISSING or CONFIG_INVALID.
+ */
+export function resolveUpstreamModel(options: ModelResolverOptions, model: string): ResolvedModel {
+  const { config } = options;
+  const qualified = resolveModel(config, model);
+  const match = PROVIDER_MODEL.exec(qualified);
+  const provider = match?.[1];
+  const upstreamModel = match?.[2];
+  if (!provider || !upstreamModel) {
+    throw new OpenLegionError(
+      'LLM_MODEL_INVALID',
+      `model "${model}" is neither a tier (${TIER_NAMES.join(', ')}) nor provider/model (e.g. openai/gpt-4.1-mini)`,
+      { details: { model } },
+    );
+  }
+  const providerConfig = config.llm.providers[provider];
+  if (!providerConfig) {
+    const configured = Object.keys(config.llm.providers).sort();
+    throw new OpenLegionError(
+      'LLM_PROVIDER_UNKNOWN',
+      `provider "${provider}" is not configured under llm.providers (configured: ${configured.join(', ') || 'none'})`,
+      { details: { provider, configured } },
+    );
+  }
+  const kind = providerKind(provider, providerConfig);
+  const baseUrl = options.baseUrlOverrides?.[provider] ?? providerConfig.base_url ?? DEFAULT_BASE_URLS[kind];
+  if (!baseUrl) {
+    const reason =
+      kind === 'scripted'
+        ? 'its fake LLM is not running'
+        : `set llm.providers.${provider}.base_url in mesh.yaml`;
+    throw new OpenLegionError(
+      'CONFIG_INVALID',
+      `provider "${provider}" (${kind}) has no base URL: ${reason}`,
+      {
+        details: { provider, kind },
+      },
+    );
+  }
+  const apiKey = readApiKey(provider, kind, providerConfig.api_key, options.env);
+  const resolved: ResolvedModel = {
+    provider,
+    kind,
+    model: qualified,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    upstreamModel,
+  };
+  if (apiKey !== undefined) resolved.apiKey = apiKey;
+  return resolved;
+}
+
+/** The key a `vault:NAME` / `env:NAME` reference points at; errors name the variable, never a value. */
+function readApiKey(
+  provider: string,
+  kind: ProviderKind,
+  reference: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (reference === undefined) {
+    if (!KEY_REQUIRED_KINDS.has(kind)) return undefined;
+    const suggested = `${provider.toUpperCase().replace(/-/g, '_')}_API_KEY`;
+    throw new OpenLegionError(
+      'LLM_PROVIDER_KEY_MISSING',
+      `provider "${provider}" needs a key: set llm.providers.${provider}.api_key: vault:${suggested}`,
+      { details: { provider } },
+    );
+  }
+  const variable = reference.slice(reference.indexOf(':') + 1);
+  const value = env[variable];
+  if (!value) {
+    throw new OpenLegionError(
+      'LLM_PROVIDER_KEY_MISSING',
+      `the key of provider "${provider}" is not set: export ${variable} in the host environment`,
+      { details: { provider, variable } },
+    );
+  }
+  return value;
+}

@@ -1,0 +1,43 @@
+import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
+
+/** Paths pino blanks out before a line is written: bearer tokens, provider keys, secrets. */
+export const REDACTED_PATHS: readonly string[] = [
+  'req.headers.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'authorization',
+  'apiKey',
+  'api_key',
+  'token',
+  '*.apiKey',
+  '*.api_key',
+  '*.token',
+  '*.MESH_TOKEN',
+  'env.MESH_TOKEN',
+  '*.key',
+  '*.password',
+  '*.secret',
+];
+
+export const REDACTED_CENSOR = '[redacted]';
+
+export interface LoggerOptions {
+  level: LevelWithSilent;
+  /** Where lines go; stdout when omitted. Tests pass a stream to read what was written. */
+  destination?: DestinationStream;
+}
+
+/**
+ * The host's pino logger, with secrets redacted.
+ *
+ * @example
+ * const logger = createLogger({ level: 'info' });
+ * logger.child({ agent: 'a' }).info({ provider: 'openai', ms: 12 }, 'llm call');
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const config = {
+    level: options.level,
+    redact: { paths: [...REDACTED_PATHS], censor: REDACTED_CENSOR },
+  };
+  return options.destination ? pino(config, options.destination) : pino(config);
+}

@@ -1,0 +1,172 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type ErrorBody, errorBody, formatSseEvent, meshConfigSchema } from '@openlegion/protocol';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TokenRegistry } from '../auth/index.js';
+import { createLlmProxy } from '../llm/index.js';
+import { createLogger } from '../logging/index.js';
+import { AgentRegistry } from '../registry/index.js';
+import { openStore, type Store } from '../store/index.js';
+import { createAgentClient, createHostServer } from './index.js';
+
+const OPERATOR_TOKEN = 'operator-token-for-tests';
+
+interface ReceivedChat {
+  authorization: string | undefined;
+  body: unknown;
+  /** Resolves when the host closed the connection to the stand-in. */
+  closed: Promise<void>;
+}
+
+type StandInBehaviour = (res: ServerResponse) => void | Promise<void>;
+
+/** A stand-in agent: records each `POST /chat` and answers as the current test says. */
+async function startStandInAgent(): Promise<{
+  url: string;
+  received: ReceivedChat[];
+  behave: (behaviour: StandInBehaviour) => void;
+  close: () => Promise<void>;
+}> {
+  const received: ReceivedChat[] = [];
+  let behaviour: StandInBehaviour = (res) => {
+    res.end();
+  };
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    let text = '';
+    for await (const chunk of req) text += String(chunk);
+    const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    received.push({ authorization: req.headers.authorization, body: JSON.parse(text), closed });
+    await behaviour(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    behave: (next) => {
+      behaviour = next;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function sseHeaders(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+}
+
+describe('chat relay through the host', () => {
+  let standIn: Awaited<ReturnType<typeof startStandInAgent>>;
+  let store: Store;
+  let app: FastifyInstance;
+  let hostUrl: string;
+  let agentToken: string;
+
+  beforeAll(async () => {
+    standIn = await startStandInAgent();
+    store = openStore(':memory:');
+    const logger = createLogger({ level: 'silent' });
+    const tokens = new TokenRegistry();
+    agentToken = tokens.mint('a');
+    const registry = new AgentRegistry({ store });
+    registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
+    registry.markReady('a');
+    const config = meshConfigSchema.parse({ llm: { providers: { openai: {} } }, agents: { a: {} } });
+    app = createHostServer({
+      logger,
+      tokens,
+      operatorToken: OPERATOR_TOKEN,
+      registry,
+      llm: createLlmProxy({ config, env: {}, logger }),
+      agentClient: createAgentClient(),
+      meshStatus: () => {
+        throw new Error('not used');
+      },
+      selfFor: () => {
+        throw new Error('not used');
+      },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    hostUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+    await standIn.close();
+    store.close();
+  });
+  afterEach(() => {
+    standIn.received.length = 0;
+  });
+
+  const chat = (signal?: AbortSignal) =>
+    fetch(`${hostUrl}/api/agents/a/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hello' }),
+      ...(signal ? { signal } : {}),
+    });
+
+  it('relays the chat to the agent with the agent token, not the operator token', async () => {
+    standIn.behave((res) => {
+      sseHeaders(res);
+      res.end(formatSseEvent({ type: 'done', conversation_id: 'default', text: '' }));
+    });
+    await (await chat()).text();
+    expect(standIn.received[0]?.authorization).toBe(`Bearer ${agentToken}`);
+    expect(standIn.received[0]?.body).toEqual({ message: 'hello', conversation_id: 'default' });
+  });
+
+  it('passes each SSE event to the client before the agent has finished', async () => {
+    let finish = () => {};
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    standIn.behave(async (res) => {
+      sseHeaders(res);
+      res.write(formatSseEvent({ type: 'text_delta', text: 'Hel' }));
+      await finished;
+      res.end(formatSseEvent({ type: 'done', conversation_id: 'default', text: 'Hel' }));
+    });
+    const response = await chat();
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = (response.body ?? new ReadableStream<Uint8Array>()).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe(formatSseEvent({ type: 'text_delta', text: 'Hel' }));
+    finish();
+    let rest = '';
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      rest += new TextDecoder().decode(next.value);
+    }
+    expect(rest).toBe(formatSseEvent({ type: 'done', conversation_id: 'default', text: 'Hel' }));
+  });
+
+  it('closes the connection to the agent when the client disconnects', async () => {
+    standIn.behave((res) => {
+      sseHeaders(res);
+      res.write(formatSseEvent({ type: 'text_delta', text: 'and on' }));
+      // Never ends on its own: only the host closing the relay ends this exchange.
+    });
+    const controller = new AbortController();
+    const response = await chat(controller.signal);
+    const reader = (response.body ?? new ReadableStream<Uint8Array>()).getReader();
+    await reader.read();
+    controller.abort();
+    await expect(standIn.received[0]?.closed).resolves.toBeUndefined();
+  });
+
+  it("passes the agent's own error through with its status", async () => {
+    standIn.behave((res) => {
+      res.writeHead(409, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(errorBody('AGENT_BUSY', 'agent "a" is already answering')));
+    });
+    const response = await chat();
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({
+      code: 'AGENT_BUSY',
+      retryable: true,
+    });
+  });
+});

@@ -1,0 +1,29 @@
+import { errorBody, OpenLegionError } from '@openlegion/protocol';
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/**
+ * Every error leaves as the protocol error body. OpenLegionErrors keep their code and status;
+ * fastify's own 4xx (bad JSON, body too large) become REQUEST_INVALID; anything else is a 500
+ * INTERNAL, logged here once.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url}`));
+  });
+  app.setErrorHandler((error: FastifyError | OpenLegionError, request, reply) => {
+    if (error instanceof OpenLegionError) {
+      request.log.debug({ code: error.code, err: error.message }, 'request refused');
+      return reply.code(error.status).send(error.toJSON());
+    }
+    if (isClientFault(error)) {
+      return reply.code(error.statusCode ?? 400).send(errorBody('REQUEST_INVALID', error.message));
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return reply.code(500).send(errorBody('INTERNAL', 'an unexpected fault; see the host log'));
+  });
+}
+
+function isClientFault(error: FastifyError | Error): error is FastifyError {
+  const { statusCode } = error as FastifyError;
+  return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500;
+}

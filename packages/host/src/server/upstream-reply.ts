@@ -1,0 +1,14 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Send an upstream response's status and body through unbuffered. Only the content type is copied:
+ * fetch has already decoded any content-encoding, and hop-by-hop headers are not ours to forward.
+ */
+export function sendUpstream(reply: FastifyReply, upstream: Response): FastifyReply {
+  const contentType = upstream.headers.get('content-type') ?? 'application/json';
+  reply.code(upstream.status).header('content-type', contentType);
+  if (contentType.startsWith('text/event-stream')) {
+    reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
+  }
+  return reply.send(upstream.body ?? '');
+}

@@ -1,0 +1,28 @@
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+ * Append only: never edit a migration that has shipped.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE agents (
+    name TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    runtime TEXT NOT NULL,
+    container TEXT,
+    url TEXT,
+    started_at TEXT,
+    ready_at TEXT,
+    stopped_at TEXT,
+    last_error TEXT
+  ) STRICT;
+  CREATE TABLE agent_runs (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL REFERENCES agents(name) ON DELETE CASCADE,
+    started_at TEXT NOT NULL,
+    ready_at TEXT,
+    stopped_at TEXT,
+    outcome TEXT
+  ) STRICT;
+  CREATE INDEX agent_runs_by_agent ON agent_runs(agent, id);
+  `,
+];
