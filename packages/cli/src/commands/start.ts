@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger, createMeshHost, type LoadedMeshConfig, loadMeshConfig, type StartProgress } from '@openlegion/host';
+import type { MeshStatus } from '@openlegion/protocol';
+import { destination, type LevelWithSilent, levels } from 'pino';
+import type { CliOutput } from '../cli-output.js';
+import { startScriptedProviders } from '../scripted-providers.js';
+
+export interface StartOptions {
+  config: string;
+  runtime?: 'docker' | 'process';
+  detach?: boolean;
+  detachedChild?: boolean;
+}
+
+/** Messages the background host sends its launching parent over IPC. */
+type DetachMessage = { type: 'line'; text: string } | { type: 'ready' } | { type: 'failed'; message: string };
+
+const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
+/** The agent runtime's entry, for `--runtime process` (the workspace keeps it beside this package). */
+const AGENT_ENTRY = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url));
+
+/** `openlegion start`: run the host in the foreground (or, with --detach, in the background). */
+export async function startMesh(options: StartOptions, output: CliOutput): Promise<number> {
+  const loaded = await loadMeshConfig(options.config);
+  if (options.detach) return startDetached(options, loaded, output);
+  const say = options.detachedChild ? (text: string) => sendToParent({ type: 'line', text }) : output.out;
+  try {
+    const mesh = await launch(loaded, options.runtime ?? loaded.config.runtime.kind, say);
+    if (options.detachedChild) {
+      sendToParent({ type: 'ready' });
+      process.disconnect?.();
+    }
+    const reason = await mesh.untilShutdown();
+    say(`${reason}: stopping mesh ${loaded.config.mesh.name}…\n`);
+    await mesh.stop();
+    say(`mesh ${loaded.config.mesh.name} stopped\n`);
+    return 0;
+  } catch (error) {
+    if (options.detachedChild) sendToParent({ type: 'failed', message: (error as Error).message });
+    throw error;
+  }
+}
+
+interface LaunchedMesh {
+  untilShutdown: () => Promise<string>;
+  stop: () => Promise<void>;
+}
+
+async function launch(
+  loaded: LoadedMeshConfig,
+  runtime: 'docker' | 'process',
+  say: (text: string) => void,
+): Promise<LaunchedMesh> {
+  const { config } = loaded;
+  mkdirSync(loaded.dataDir, { recursive: true });
+  const logFile = path.join(loaded.dataDir, 'host.log');
+  const logger = createLogger({ level: logLevel(process.env.OPENLEGION_LOG_LEVEL), destination: destination(logFile) });
+  if (runtime === 'process') {
+    say('warning: --runtime process runs agents as plain child processes, with NO container isolation\n');
+  }
+  const agents = Object.keys(config.agents);
+  say(`starting mesh ${config.mesh.name}: ${agents.length} agents on ${runtime} (log: ${logFile})\n`);
+  const scripted = await startScriptedProviders(loaded);
+  const host = createMeshHost({
+    loaded,
+    runtime,
+    logger,
+    env: process.env,
+    agentEntry: AGENT_ENTRY,
+    baseUrlOverrides: scripted.baseUrls,
+    onProgress: (progress) => say(progressLine(progress)),
+  });
+  let status: MeshStatus;
+  try {
+    status = await host.start();
+  } catch (error) {
+    await scripted.stop();
+    throw error;
+  }
+  say(`mesh ${status.mesh} ready: ${status.agents.length} agents, host ${status.url}\n`);
+  say(`  try: pnpm openlegion send ${agents[0]} "hello"\n`);
+  return {
+    untilShutdown: () =>
+      new Promise<string>((resolve) => {
+        process.once('SIGINT', () => resolve('interrupted'));
+        process.once('SIGTERM', () => resolve('terminated'));
+        void host.shutdownRequested.then(() => resolve('shutdown requested'));
+      }),
+    stop: async () => {
+      await host.stop();
+      await scripted.stop();
+      logger.flush();
+    },
+  };
+}
+
+function logLevel(value: string | undefined): LevelWithSilent {
+  if (value === undefined || value === '') return 'info';
+  if (value === 'silent' || value in levels.values) return value as LevelWithSilent;
+  throw new Error(`OPENLEGION_LOG_LEVEL=${value} is not a log level (${Object.keys(levels.values).join(', ')}, silent)`);
+}
+
+function progressLine(progress: StartProgress): string {
+  const seconds = (progress.ms / 1000).toFixed(2);
+  switch (progress.phase) {
+    case 'starting':
+      return `  … ${progress.agent} starting\n`;
+    case 'ready':
+      return `  ✓ ${progress.agent} ready in ${seconds}s\n`;
+    case 'failed':
+      return `  ✗ ${progress.agent} failed after ${seconds}s\n`;
+  }
+}
+
+/** Start the host as a background process; return once every agent is ready (or it failed). */
+async function startDetached(options: StartOptions, loaded: LoadedMeshConfig, output: CliOutput): Promise<number> {
+  mkdirSync(loaded.dataDir, { recursive: true });
+  const console = openSync(path.join(loaded.dataDir, 'host.out'), 'a');
+  const args = [BIN, 'start', '--config', loaded.file, '--detached-child'];
+  if (options.runtime) args.push('--runtime', options.runtime);
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', console, console, 'ipc'] });
+  return await new Promise<number>((resolve) => {
+    child.on('message', (message: DetachMessage) => {
+      if (message.type === 'line') output.out(message.text);
+      else if (message.type === 'failed') output.err(`openlegion: ${message.message}\n`);
+      else {
+        output.out(`host running in the background (pid ${child.pid}); stop it with: pnpm openlegion stop\n`);
+        child.disconnect();
+        child.unref();
+        resolve(0);
+      }
+    });
+    child.once('exit', (code) => resolve(code === 0 ? 1 : (code ?? 1)));
+  });
+}
+
+function sendToParent(message: DetachMessage): void {
+  process.send?.(message);
+}

@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadMeshConfig } from '@openlegion/host';
+import { type ErrorBody, OpenLegionError, errorBodySchema, isErrorCode } from '@openlegion/protocol';
+
+/** How the CLI reaches a running host: its URL and the operator token from `<data_dir>`. */
+export interface HostConnection {
+  mesh: string;
+  url: string;
+  token: string;
+  request: (method: string, route: string, body?: unknown, signal?: AbortSignal) => Promise<Response>;
+}
+
+export async function connectToHost(configFile: string): Promise<HostConnection> {
+  const { config, dataDir } = await loadMeshConfig(configFile);
+  const host = config.mesh.host === '0.0.0.0' ? '127.0.0.1' : config.mesh.host;
+  const url = `http://${host}:${config.mesh.port}`;
+  const notRunning = () =>
+    new OpenLegionError(
+      'MESH_NOT_RUNNING',
+      `no host is running for mesh "${config.mesh.name}" at ${url}; start it with: openlegion start`,
+    );
+  let token: string;
+  try {
+    token = (await readFile(path.join(dataDir, 'operator-token'), 'utf8')).trim();
+  } catch {
+    throw notRunning();
+  }
+  const request = async (method: string, route: string, body?: unknown, signal?: AbortSignal) => {
+    try {
+      return await fetch(`${url}${route}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (cause) {
+      if (signal?.aborted) throw cause;
+      throw Object.assign(notRunning(), { cause });
+    }
+  };
+  return { mesh: config.mesh.name, url, token, request };
+}
+
+/** Turn a non-2xx host response into the error it carries. */
+export async function errorFromResponse(response: Response): Promise<OpenLegionError> {
+  const text = await response.text();
+  let body: ErrorBody | undefined;
+  try {
+    body = errorBodySchema.parse(JSON.parse(text));
+  } catch {
+    body = undefined;
+  }
+  if (body && isErrorCode(body.error.code)) {
+    return new OpenLegionError(body.error.code, body.error.message, { details: body.error.details });
+  }
+  return new OpenLegionError('INTERNAL', `host answered ${response.status}: ${text.slice(0, 500)}`);
+}

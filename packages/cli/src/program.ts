@@ -1,0 +1,113 @@
+import { Command, CommanderError, Option } from 'commander';
+import { type CliOutput, printError, processOutput } from './cli-output.js';
+import { chatRepl } from './commands/chat.js';
+import { printConfigSchema, validateConfig } from './commands/config.js';
+import { sendMessage } from './commands/send.js';
+import { startMesh } from './commands/start.js';
+import { fetchStatus, printStatus } from './commands/status.js';
+import { stopMesh } from './commands/stop.js';
+import { connectToHost } from './host-connection.js';
+import { CLI_VERSION } from './version.js';
+
+const DEFAULT_CONFIG = 'mesh.yaml';
+
+/** Build the `openlegion` command tree. Each action resolves to the process exit code. */
+export function buildProgram(output: CliOutput, setExitCode: (code: number) => void): Command {
+  const program = new Command('openlegion')
+    .description('A fleet of AI agents, each in its own container, coordinated by one trusted host.')
+    .version(CLI_VERSION)
+    .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .exitOverride();
+  const configOption = () => new Option('-c, --config <file>', 'mesh.yaml to use').default(DEFAULT_CONFIG);
+  const run = (action: () => Promise<number>) => async () => {
+    try {
+      setExitCode(await action());
+    } catch (error) {
+      printError(output, error);
+      setExitCode(1);
+    }
+  };
+
+  program
+    .command('start')
+    .description('start the host and every agent in mesh.yaml')
+    .addOption(configOption())
+    .addOption(new Option('--runtime <kind>', 'where agents run').choices(['docker', 'process']))
+    .option('-d, --detach', 'run the host in the background and return once all agents are ready')
+    .option('--detached-child', 'internal: the background host started by --detach')
+    .action((options: { config: string; runtime?: 'docker' | 'process'; detach?: boolean; detachedChild?: boolean }) =>
+      run(() => startMesh(options, output))(),
+    );
+
+  program
+    .command('stop')
+    .description('stop the running host and all its agents')
+    .addOption(configOption())
+    .action((options: { config: string }) => run(async () => stopMesh(await connectToHost(options.config), output))());
+
+  program
+    .command('status')
+    .description('show the host and its agents')
+    .addOption(configOption())
+    .option('--json', 'print JSON')
+    .action((options: { config: string; json?: boolean }) =>
+      run(async () => {
+        const status = await fetchStatus(await connectToHost(options.config));
+        if (options.json) output.out(`${JSON.stringify(status, null, 2)}\n`);
+        else printStatus(status, output);
+        return 0;
+      })(),
+    );
+
+  program
+    .command('send')
+    .description('send one message to an agent and stream its reply')
+    .argument('<agent>', 'agent name')
+    .argument('<message...>', 'the message')
+    .addOption(configOption())
+    .option('--conversation <id>', 'conversation id', 'default')
+    .action((agent: string, words: string[], options: { config: string; conversation: string }) =>
+      run(async () => {
+        const host = await connectToHost(options.config);
+        await sendMessage(host, agent, words.join(' '), output, { conversationId: options.conversation });
+        return 0;
+      })(),
+    );
+
+  program
+    .command('chat')
+    .description('talk to an agent interactively')
+    .argument('[agent]', 'agent name (default: the first agent)')
+    .addOption(configOption())
+    .action((agent: string | undefined, options: { config: string }) =>
+      run(async () => chatRepl(await connectToHost(options.config), agent, output))(),
+    );
+
+  const config = program.command('config').description('check and describe mesh.yaml');
+  config
+    .command('validate')
+    .description('validate a mesh.yaml; every problem is printed as file:line:col field: message')
+    .argument('[file]', 'the file', DEFAULT_CONFIG)
+    .action((file: string) => run(() => validateConfig(file, output))());
+  config
+    .command('schema')
+    .description('print the JSON Schema of mesh.yaml')
+    .action(() => run(async () => printConfigSchema(output))());
+
+  return program;
+}
+
+/** Run the CLI with `argv` (as process.argv) and resolve to the exit code. */
+export async function runCli(argv: string[], output: CliOutput = processOutput): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(output, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    throw error;
+  }
+  return exitCode;
+}

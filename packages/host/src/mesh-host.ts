@@ -1,0 +1,238 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  type AgentSelf,
+  type MeshStatus,
+  OpenLegionError,
+  resolveModel,
+} from '@openlegion/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
+import type { LoadedMeshConfig } from './config/index.js';
+import {
+  type AgentRuntime,
+  agentInstanceName,
+  DockerRuntime,
+  ProcessRuntime,
+  type RunningAgent,
+} from './fleet/index.js';
+import { createLlmProxy } from './llm/index.js';
+import { AgentRegistry, toAgentInfo } from './registry/index.js';
+import { createAgentClient, createHostServer } from './server/index.js';
+import { openStore, type Store } from './store/index.js';
+import { HOST_VERSION } from './version.js';
+
+/** One line of start-up progress per agent and phase. */
+export interface StartProgress {
+  agent: string;
+  phase: 'starting' | 'ready' | 'failed';
+  /** Milliseconds since this agent's start began. */
+  ms: number;
+}
+
+export interface MeshHostOptions {
+  loaded: LoadedMeshConfig;
+  runtime: 'docker' | 'process';
+  logger: Logger;
+  /** Where provider keys come from (until the vault). */
+  env: NodeJS.ProcessEnv;
+  /** The agent entry for the process runtime: `<repo>/packages/agent/dist/main.js`. */
+  agentEntry: string;
+  /** provider name → base URL, e.g. the loopback servers of scripted providers. */
+  baseUrlOverrides?: Record<string, string>;
+  onProgress?: (progress: StartProgress) => void;
+  /** Injectable for tests; defaults to the runtime named by `runtime`. */
+  agentRuntime?: AgentRuntime;
+}
+
+export interface MeshHost {
+  /** Listen, start every agent concurrently and wait until all are ready. Cleans up on failure. */
+  start(): Promise<MeshStatus>;
+  /** Stop every agent, remove the network, close the server and the store. Idempotent. */
+  stop(): Promise<void>;
+  status(): MeshStatus;
+  /** Settles when an operator asks the host to shut down (`POST /api/shutdown`). */
+  readonly shutdownRequested: Promise<void>;
+}
+
+const LAST_LOG_LINES = 20;
+
+/** Compose the whole host: store, tokens, registry, LLM proxy, server and fleet runtime. */
+export function createMeshHost(options: MeshHostOptions): MeshHost {
+  const { loaded, logger } = options;
+  const { config } = loaded;
+  const meshName = config.mesh.name;
+  const runtime = options.agentRuntime ?? createRuntime(options);
+  const tokens = new TokenRegistry();
+  const startedAt = new Date().toISOString();
+  let store: Store | undefined;
+  let registry: AgentRegistry | undefined;
+  let app: FastifyInstance | undefined;
+  let url = `http://${config.mesh.host}:${config.mesh.port}`;
+  let stopped: Promise<void> | undefined;
+  let requestShutdown: () => void = () => {};
+  const shutdownRequested = new Promise<void>((resolve) => {
+    requestShutdown = resolve;
+  });
+
+  const status = (): MeshStatus => ({
+    mesh: meshName,
+    version: HOST_VERSION,
+    pid: process.pid,
+    url,
+    started_at: startedAt,
+    runtime: runtime.kind,
+    agents: (registry?.list() ?? []).map(toAgentInfo),
+  });
+
+  const selfFor = (agent: string): AgentSelf => {
+    const agentConfig = config.agents[agent];
+    if (!agentConfig) throw new OpenLegionError('AGENT_UNKNOWN', `no agent "${agent}"`);
+    return {
+      agent,
+      mesh: meshName,
+      role: agentConfig.role,
+      model: resolveModel(config, agentConfig.model),
+      soul: readSoul(agentConfig.soul, loaded.resolvePath),
+    };
+  };
+
+  async function startAgent(agent: string, meshUrl: string): Promise<RunningAgent> {
+    const began = Date.now();
+    const progress = (phase: StartProgress['phase']) =>
+      options.onProgress?.({ agent, phase, ms: Date.now() - began });
+    const agentConfig = config.agents[agent];
+    const model = resolveModel(config, agentConfig?.model ?? 'default');
+    const token = tokens.mint(agent);
+    registry?.register({ name: agent, runtime: runtime.kind, model });
+    progress('starting');
+    try {
+      const running = await runtime.start({
+        mesh: meshName,
+        agent,
+        env: { AGENT_ID: agent, MESH_URL: meshUrl, MESH_TOKEN: token },
+        resources: { ...config.runtime.resources, ...agentConfig?.resources },
+        image: config.runtime.image,
+        dataDir: loaded.dataDir,
+      });
+      registry?.setLocation(agent, { url: running.url, container: running.name });
+      await registry?.waitForReady(agent, config.runtime.ready_timeout_ms);
+      progress('ready');
+      return running;
+    } catch (error) {
+      progress('failed');
+      registry?.markFailed(agent, error instanceof Error ? error : new Error(String(error)));
+      const logs = await runtime.logs(agentInstanceName(meshName, agent), LAST_LOG_LINES).catch(() => '');
+      throw new OpenLegionError(
+        'AGENT_START_FAILED',
+        `agent "${agent}" did not become ready within ${config.runtime.ready_timeout_ms / 1000}s: ${
+          (error as Error).message
+        }${logs.trim() ? `\n--- last log lines of ${agent} ---\n${logs.trimEnd()}` : ''}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async function start(): Promise<MeshStatus> {
+    try {
+      store = openStore(path.join(loaded.dataDir, 'mesh.db'));
+      registry = new AgentRegistry({ store });
+      const operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
+      const removed = await runtime.cleanupLeftovers(meshName);
+      if (removed.length > 0) logger.warn({ removed }, 'removed leftovers of an earlier run');
+      const prepared = await runtime.prepare(meshName);
+      const llm = createLlmProxy({ config, env: options.env, logger, baseUrlOverrides: options.baseUrlOverrides });
+      app = createHostServer({
+        logger,
+        tokens,
+        operatorToken,
+        registry,
+        llm,
+        agentClient: createAgentClient(),
+        meshStatus: status,
+        selfFor,
+        onShutdown: requestShutdown,
+      });
+      const bindAddresses = unique([config.mesh.host, ...prepared.hostBindAddresses]);
+      await listenOn(app, bindAddresses, config.mesh.port);
+      url = `http://${config.mesh.host}:${config.mesh.port}`;
+      logger.info({ mesh: meshName, addresses: bindAddresses, port: config.mesh.port }, 'host listening');
+      const meshUrl = prepared.agentMeshUrl(config.mesh.port);
+      const results = await Promise.allSettled(Object.keys(config.agents).map((agent) => startAgent(agent, meshUrl)));
+      const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
+      if (failures.length > 0) throw failures.length === 1 ? failures[0] : combine(failures);
+      logger.info({ mesh: meshName, agents: results.length }, 'mesh ready');
+      return status();
+    } catch (error) {
+      logger.error({ err: error }, 'mesh start failed; cleaning up');
+      await stop();
+      throw error;
+    }
+  }
+
+  function stop(): Promise<void> {
+    stopped ??= (async () => {
+      for (const agent of registry?.list() ?? []) {
+        if (agent.state !== 'failed') registry?.markStopping(agent.name);
+      }
+      await runtime.stopAll().catch((error: unknown) => logger.error({ err: error }, 'stopping agents failed'));
+      for (const agent of registry?.list() ?? []) {
+        tokens.revoke(agent.name);
+        if (agent.state !== 'failed') registry?.markStopped(agent.name);
+      }
+      await runtime.teardown(meshName).catch((error: unknown) => logger.error({ err: error }, 'teardown failed'));
+      await app?.close();
+      store?.close();
+      logger.info({ mesh: meshName }, 'mesh stopped');
+    })();
+    return stopped;
+  }
+
+  return { start, stop, status, shutdownRequested };
+}
+
+function createRuntime(options: MeshHostOptions): AgentRuntime {
+  if (options.runtime === 'docker') return new DockerRuntime();
+  return new ProcessRuntime({ agentEntry: options.agentEntry, runDir: path.join(options.loaded.dataDir, 'run') });
+}
+
+/** Listen on every address; a port in use becomes a clear error naming it. */
+async function listenOn(app: FastifyInstance, addresses: string[], port: number): Promise<void> {
+  for (const host of addresses) {
+    try {
+      await app.listen({ host, port });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new OpenLegionError(
+          'MESH_PORT_IN_USE',
+          `port ${port} on ${host} is already in use (another openlegion host, or another program); stop it or set mesh.port in mesh.yaml`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+/** `soul` is either the text itself or a path to a markdown file next to mesh.yaml. */
+function readSoul(soul: string, resolvePath: (relative: string) => string): string {
+  if (!/\.md$/i.test(soul.trim())) return soul;
+  try {
+    return readFileSync(resolvePath(soul.trim()), 'utf8');
+  } catch (cause) {
+    throw new OpenLegionError('CONFIG_INVALID', `cannot read soul file ${soul}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+function combine(failures: Error[]): OpenLegionError {
+  return new OpenLegionError(
+    'AGENT_START_FAILED',
+    `${failures.length} agents did not become ready:\n${failures.map((failure) => failure.message).join('\n')}`,
+    { cause: failures[0] },
+  );
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
