@@ -36,6 +36,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.e2e.test.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,

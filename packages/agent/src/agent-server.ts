@@ -1,0 +1,117 @@
+import {
+  type AgentSelf,
+  type AgentStatus,
+  chatRequestSchema,
+  errorBody,
+  OpenLegionError,
+} from '@openlegion/protocol';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { AgentEnv } from './agent-env.js';
+import { bearerAuth } from './bearer-auth.js';
+import type { ChatLoop } from './chat-loop.js';
+import type { ConversationStore } from './conversation-store.js';
+import { openSseStream } from './sse-stream.js';
+
+/** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */
+const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/** What the agent can do once the host has told it who it is. */
+export interface ReadyAgent {
+  self: AgentSelf;
+  chat: ChatLoop;
+}
+
+export interface AgentServerDeps {
+  env: Pick<AgentEnv, 'AGENT_ID' | 'MESH_TOKEN'>;
+  store: Pick<ConversationStore, 'conversationCount'>;
+  logger: FastifyBaseLogger;
+  version: string;
+  /**
+   * The agent once `GET /mesh/self` has answered. The server listens before that (the contract's
+   * order); until then `/status` says `starting` and `/chat` answers 503 AGENT_NOT_READY.
+   */
+  ready: () => ReadyAgent | undefined;
+  /** Milliseconds clock, for `uptime_ms`. */
+  now?: () => number;
+}
+
+/**
+ * The agent's HTTP API: `GET /status` (public) and `POST /chat` (bearer auth, SSE answer). One chat at a
+ * time per conversation; closing the server aborts the chats in flight.
+ */
+export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
+  const now = deps.now ?? Date.now;
+  const startedMs = now();
+  const activeChats = new Map<string, AbortController>();
+  const app = Fastify({ loggerInstance: deps.logger, bodyLimit: BODY_LIMIT_BYTES });
+
+  app.setNotFoundHandler(async (request, reply) =>
+    reply.code(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url}`)),
+  );
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (error instanceof OpenLegionError) return reply.code(error.status).send(error.toJSON());
+    if (error.statusCode !== undefined && error.statusCode < 500) {
+      return reply.code(error.statusCode).send(errorBody('REQUEST_INVALID', error.message));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody('INTERNAL', 'unexpected fault; see the agent log'));
+  });
+  app.addHook('preClose', async () => {
+    for (const controller of activeChats.values()) controller.abort();
+  });
+
+  app.get('/status', async (): Promise<AgentStatus> => {
+    const agent = deps.ready();
+    return {
+      agent: agent?.self.agent ?? deps.env.AGENT_ID,
+      state: agent === undefined ? 'starting' : activeChats.size > 0 ? 'busy' : 'ready',
+      version: deps.version,
+      model: agent?.self.model ?? '',
+      uptime_ms: Math.max(0, now() - startedMs),
+      conversations: deps.store.conversationCount(),
+    };
+  });
+
+  app.register(async (authed) => {
+    authed.addHook('onRequest', bearerAuth(deps.env.MESH_TOKEN));
+    authed.post('/chat', async (request, reply) => {
+      const parsed = chatRequestSchema.safeParse(request.body ?? {});
+      if (!parsed.success) throw requestInvalid(parsed.error);
+      const { message, conversation_id: conversationId } = parsed.data;
+      const agent = deps.ready();
+      if (agent === undefined) throw new OpenLegionError('AGENT_NOT_READY', 'the agent is still starting');
+      if (activeChats.has(conversationId)) {
+        throw new OpenLegionError(
+          'AGENT_BUSY',
+          `conversation "${conversationId}" is already answering a chat`,
+        );
+      }
+      const controller = new AbortController();
+      activeChats.set(conversationId, controller);
+      const stream = openSseStream(reply, controller);
+      try {
+        await agent.chat.runChat({ message, conversationId }, stream.emit, stream.signal);
+      } catch (error) {
+        request.log.error({ err: error }, 'chat failed');
+        stream.emit({
+          type: 'error',
+          code: 'INTERNAL',
+          message: 'unexpected fault; see the agent log',
+          retryable: false,
+        });
+      } finally {
+        activeChats.delete(conversationId);
+        stream.end();
+      }
+    });
+  });
+
+  return app;
+}
+
+/** `REQUEST_INVALID` naming each failing field: `message: message must not be empty`. */
+function requestInvalid(error: z.ZodError): OpenLegionError {
+  const problems = error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
+  return new OpenLegionError('REQUEST_INVALID', problems.join('; '), { cause: error });
+}

@@ -1,0 +1,66 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type OpenAI from 'openai';
+import type { Logger } from 'pino';
+import type { AgentEnv } from './agent-env.js';
+import { createAgentServer, type ReadyAgent } from './agent-server.js';
+import { createChatLoop } from './chat-loop.js';
+import { ConversationStore } from './conversation-store.js';
+import { createHostClient } from './host-client.js';
+import { loadLlmClient } from './llm-client.js';
+
+/** A started agent: listening, known to the host, ready for chats. */
+export interface RunningAgent {
+  app: FastifyInstance;
+  /** The address the server listens on, e.g. `http://127.0.0.1:8400`. */
+  url: string;
+  /** Stop accepting requests, abort chats in flight, close the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wire and start the agent in the contract's order: open the store, listen, `GET /mesh/self`,
+ * `POST /mesh/ready`. On failure everything opened so far is closed again.
+ */
+export async function startAgent(options: {
+  env: AgentEnv;
+  logger: Logger;
+  version: string;
+}): Promise<RunningAgent> {
+  const { env, logger, version } = options;
+  const store = ConversationStore.open(env.AGENT_DATA_DIR);
+  let readyAgent: ReadyAgent | undefined;
+  const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent });
+  const close = async () => {
+    await app.close();
+    store.close();
+  };
+  try {
+    await app.listen({ host: env.AGENT_HOST, port: env.AGENT_PORT });
+    const { port } = app.server.address() as AddressInfo; // listening on TCP, so never a pipe name
+    const host = createHostClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN });
+    const self = await host.getSelf();
+    let llmClient: Promise<OpenAI> | undefined;
+    const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
+    readyAgent = { self, chat: createChatLoop({ self, store, llm, logger }) };
+    const url = `http://${urlHost(env.AGENT_HOST)}:${port}`;
+    // A wildcard address means nothing to the host, which then uses what it knows (container name).
+    await host.reportReady(isWildcard(env.AGENT_HOST) ? { version } : { url, version });
+    // Load the SDK now, off the startup path; a failure here surfaces again at the first chat.
+    llm().catch((error: unknown) => logger.error({ err: error }, 'llm client failed to load'));
+    logger.info({ model: self.model, url, startup_ms: Math.round(process.uptime() * 1000) }, 'agent ready');
+    return { app, url, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
+function urlHost(host: string): string {
+  if (isWildcard(host)) return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

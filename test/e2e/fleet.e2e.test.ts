@@ -1,0 +1,170 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docker, dockerAnswers, inspectContainer, meshLeftovers } from './support/docker-cli.js';
+import { type E2eMesh, writeMesh } from './support/e2e-mesh.js';
+import { runCli } from './support/run-cli.js';
+
+/** The provider key the host holds; it must reach the provider and nothing else. */
+const PROVIDER_KEY = 'sk-e2e-provider-key-4f1d2c9a';
+const REPLY = 'Hello from the scripted provider, streamed word by word to the terminal.';
+
+const script = {
+  rules: [
+    { match: { last_message: 'hello' }, reply: { text: REPLY, chunk_delay_ms: 40 } },
+    { match: { last_message: 'remember' }, reply: { text: 'I remember our talk.' } },
+  ],
+};
+
+const requireDocker = process.env.OPENLEGION_REQUIRE_DOCKER === '1';
+const haveDocker = await dockerAnswers();
+if (requireDocker && !haveDocker) throw new Error('OPENLEGION_REQUIRE_DOCKER=1 but no Docker engine answers');
+
+type RuntimeKind = 'docker' | 'process';
+const runtimes: RuntimeKind[] = haveDocker ? ['docker', 'process'] : ['process'];
+
+/** The text of every message the agent sent the provider in one request. */
+function messageTexts(request: FakeLlm['requests'][number]): string[] {
+  const body = request.body as { messages: Array<{ content: string }> };
+  return body.messages.map((message) => message.content);
+}
+
+describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
+  let llm: FakeLlm;
+  let mesh: E2eMesh;
+  const env = { E2E_PROVIDER_KEY: PROVIDER_KEY };
+  const cli = (...args: string[]) => runCli([...args, '--config', mesh.file], { env });
+
+  beforeAll(async () => {
+    llm = await startFakeLlm({ script });
+    mesh = await writeMesh({ prefix: `e2e-${runtime.slice(0, 4)}`, providerUrl: llm.url, runtime });
+    const start = await cli('start', '--detach');
+    expect(start.code, start.stdout + start.stderr).toBe(0);
+    expect(start.stdout).toMatch(/✓ alpha ready in/);
+    expect(start.stdout).toMatch(/✓ beta ready in/);
+    expect(start.stdout).toContain(`mesh ${mesh.name} ready: 2 agents`);
+  });
+
+  afterAll(async () => {
+    await cli('stop');
+    await llm?.close();
+  });
+
+  it('streams the scripted reply to stdout as it arrives', async () => {
+    const sent = await cli('send', 'alpha', 'hello');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toBe(`${REPLY}\n`);
+    // Streamed: the words arrive over time in several writes, not in one block at the end.
+    expect(sent.chunks.length).toBeGreaterThan(3);
+    const first = sent.chunks[0]?.at ?? 0;
+    const last = sent.chunks.at(-1)?.at ?? 0;
+    expect(last - first).toBeGreaterThan(200);
+  });
+
+  it('gives the provider the key the host holds, and the bare model name', async () => {
+    const calls = llm.requests.filter((request) => request.path === '/v1/chat/completions');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      expect(call.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+      expect((call.body as { model: string }).model).toBe('gpt-test');
+    }
+  });
+
+  it('puts the agent role and soul in the system prompt', () => {
+    const call = llm.requests.find((request) => request.path === '/v1/chat/completions');
+    expect(call && messageTexts(call)[0]).toMatch(/e2e agent alpha[\s\S]*Terse\./);
+  });
+
+  it('names the agents when asked for one that does not exist', async () => {
+    const sent = await cli('send', 'gamma', 'hello');
+    expect(sent.code).not.toBe(0);
+    expect(sent.stderr).toContain('no agent "gamma"');
+    expect(sent.stderr).toContain('alpha, beta');
+  });
+
+  it('reports both agents ready in status --json', async () => {
+    const status = await cli('status', '--json');
+    expect(status.code, status.stderr).toBe(0);
+    const parsed = JSON.parse(status.stdout) as { runtime: string; agents: Array<{ name: string; state: string }> };
+    expect(parsed.runtime).toBe(runtime);
+    expect(parsed.agents.map((agent) => [agent.name, agent.state])).toEqual([
+      ['alpha', 'ready'],
+      ['beta', 'ready'],
+    ]);
+  });
+
+  it('refuses host and agent requests without a valid token', async () => {
+    const hostUrl = `http://127.0.0.1:${mesh.port}`;
+    expect((await fetch(`${hostUrl}/api/status`)).status).toBe(401);
+    const wrong = { authorization: 'Bearer not-the-token' };
+    expect((await fetch(`${hostUrl}/api/status`, { headers: wrong })).status).toBe(401);
+    expect((await fetch(`${hostUrl}/v1/models`, { headers: wrong })).status).toBe(401);
+    const status = JSON.parse((await cli('status', '--json')).stdout) as { agents: Array<{ url: string }> };
+    const agentUrl = status.agents[0]?.url;
+    const chat = await fetch(`${agentUrl}/chat`, {
+      method: 'POST',
+      headers: { ...wrong, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hello' }),
+    });
+    expect(chat.status).toBe(401);
+    expect(((await chat.json()) as { error: { code: string } }).error.code).toBe('AUTH_INVALID');
+  });
+
+  it.runIf(runtime === 'docker')('runs each agent hardened, on the internal network, with no key', async () => {
+    const internal = JSON.parse(await docker('network', 'inspect', `openlegion-${mesh.name}`)) as Array<{
+      Internal: boolean;
+    }>;
+    expect(internal[0]?.Internal).toBe(true);
+    for (const agent of ['alpha', 'beta']) {
+      const info = await inspectContainer(`openlegion-${mesh.name}-${agent}`);
+      expect(info.Config.User).toBe('1000');
+      expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+      expect(info.HostConfig.CapDrop).toEqual(['ALL']);
+      expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
+      expect(info.HostConfig.Init).toBe(true);
+      expect(info.HostConfig.Memory).toBe(256 * 1024 * 1024);
+      expect(Object.keys(info.NetworkSettings.Networks)).toEqual([`openlegion-${mesh.name}`]);
+      const env = info.Config.Env.join('\n');
+      expect(env).not.toContain(PROVIDER_KEY);
+      expect(env).not.toMatch(/API_KEY|E2E_PROVIDER/);
+      const names = info.Config.Env.map((entry) => entry.split('=')[0]);
+      expect(names).toEqual(expect.arrayContaining(['AGENT_ID', 'MESH_URL', 'MESH_TOKEN']));
+    }
+  });
+
+  it('continues the conversation after the agent is killed with SIGKILL and the mesh restarted', async () => {
+    if (runtime === 'docker') {
+      await docker('kill', '--signal', 'KILL', `openlegion-${mesh.name}-alpha`);
+    } else {
+      const pidFile = path.join(mesh.dataDir, 'run', `openlegion-${mesh.name}-alpha.pid`);
+      const { pid } = JSON.parse(await readFile(pidFile, 'utf8')) as { pid: number };
+      process.kill(pid, 'SIGKILL');
+    }
+    const stop = await cli('stop');
+    expect(stop.code, stop.stderr).toBe(0);
+    const restart = await cli('start', '--detach');
+    expect(restart.code, restart.stderr).toBe(0);
+
+    llm.reset();
+    const sent = await cli('send', 'alpha', 'do you remember?');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toBe('I remember our talk.\n');
+    const [call] = llm.requests.filter((request) => request.path === '/v1/chat/completions');
+    expect(call && messageTexts(call)).toEqual([expect.any(String), 'hello', REPLY, 'do you remember?']);
+  });
+
+  it('stop leaves nothing running behind', async () => {
+    const stop = await cli('stop');
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain(`mesh ${mesh.name} stopped`);
+    await expect(fetch(`http://127.0.0.1:${mesh.port}/healthz`)).rejects.toThrow();
+    if (runtime === 'docker') {
+      expect(await meshLeftovers(mesh.name)).toEqual({ containers: [], networks: [] });
+    } else {
+      const status = await cli('status');
+      expect(status.code).not.toBe(0);
+      expect(status.stderr).toContain('no host is running');
+    }
+  });
+});

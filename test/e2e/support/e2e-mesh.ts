@@ -1,0 +1,55 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface E2eMesh {
+  name: string;
+  dir: string;
+  file: string;
+  port: number;
+  dataDir: string;
+}
+
+/** Write a mesh.yaml for a test mesh in a fresh temp folder; `extra` is appended YAML. */
+export async function writeMesh(options: {
+  prefix: string;
+  providerUrl: string;
+  runtime: 'docker' | 'process';
+  image?: string;
+  readyTimeoutMs?: number;
+  port?: number;
+  agents?: string[];
+}): Promise<E2eMesh> {
+  const dir = await mkdtemp(path.join(tmpdir(), `ol-${options.prefix}-`));
+  const name = `${options.prefix}-${Math.random().toString(36).slice(2, 8)}`;
+  const port = options.port ?? (await freePort());
+  const agents = options.agents ?? ['alpha', 'beta'];
+  const text = `mesh: { name: ${name}, port: ${port}, data_dir: data }
+runtime:
+  kind: ${options.runtime}
+  image: ${options.image ?? 'openlegion-agent:latest'}
+  resources: { memory: 256m, cpus: 0.5, pids: 128 }
+  ready_timeout_ms: ${options.readyTimeoutMs ?? 60_000}
+llm:
+  default_model: upstream/gpt-test
+  providers:
+    upstream: { kind: openai-compatible, base_url: "${options.providerUrl}", api_key: env:E2E_PROVIDER_KEY }
+agents:
+${agents.map((agent) => `  ${agent}: { role: e2e agent ${agent}, soul: Terse. }`).join('\n')}
+`;
+  const file = path.join(dir, 'mesh.yaml');
+  await writeFile(file, text);
+  return { name, dir, file, port, dataDir: path.join(dir, 'data') };
+}
