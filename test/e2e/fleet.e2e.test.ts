@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,25 @@ const runtimes: RuntimeKind[] = haveDocker ? ['docker', 'process'] : ['process']
 function messageTexts(request: FakeLlm['requests'][number]): string[] {
   const body = request.body as { messages: Array<{ content: string }> };
   return body.messages.map((message) => message.content);
+}
+
+/** Pids of the process runtime's agents of `mesh`, from its pid files. */
+async function processAgentPids(mesh: E2eMesh): Promise<number[]> {
+  const runDir = path.join(mesh.dataDir, 'run');
+  const files = await readdir(runDir).catch(() => []);
+  const records = await Promise.all(
+    files.map(async (file) => JSON.parse(await readFile(path.join(runDir, file), 'utf8'))),
+  );
+  return records.map((record: { pid: number }) => record.pid);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
@@ -86,7 +105,10 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
   it('reports both agents ready in status --json', async () => {
     const status = await cli('status', '--json');
     expect(status.code, status.stderr).toBe(0);
-    const parsed = JSON.parse(status.stdout) as { runtime: string; agents: Array<{ name: string; state: string }> };
+    const parsed = JSON.parse(status.stdout) as {
+      runtime: string;
+      agents: Array<{ name: string; state: string }>;
+    };
     expect(parsed.runtime).toBe(runtime);
     expect(parsed.agents.map((agent) => [agent.name, agent.state])).toEqual([
       ['alpha', 'ready'],
@@ -111,27 +133,30 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(((await chat.json()) as { error: { code: string } }).error.code).toBe('AUTH_INVALID');
   });
 
-  it.runIf(runtime === 'docker')('runs each agent hardened, on the internal network, with no key', async () => {
-    const internal = JSON.parse(await docker('network', 'inspect', `openlegion-${mesh.name}`)) as Array<{
-      Internal: boolean;
-    }>;
-    expect(internal[0]?.Internal).toBe(true);
-    for (const agent of ['alpha', 'beta']) {
-      const info = await inspectContainer(`openlegion-${mesh.name}-${agent}`);
-      expect(info.Config.User).toBe('1000');
-      expect(info.HostConfig.ReadonlyRootfs).toBe(true);
-      expect(info.HostConfig.CapDrop).toEqual(['ALL']);
-      expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
-      expect(info.HostConfig.Init).toBe(true);
-      expect(info.HostConfig.Memory).toBe(256 * 1024 * 1024);
-      expect(Object.keys(info.NetworkSettings.Networks)).toEqual([`openlegion-${mesh.name}`]);
-      const env = info.Config.Env.join('\n');
-      expect(env).not.toContain(PROVIDER_KEY);
-      expect(env).not.toMatch(/API_KEY|E2E_PROVIDER/);
-      const names = info.Config.Env.map((entry) => entry.split('=')[0]);
-      expect(names).toEqual(expect.arrayContaining(['AGENT_ID', 'MESH_URL', 'MESH_TOKEN']));
-    }
-  });
+  // Only containers have these properties; the process runtime registers no such test.
+  if (runtime === 'docker') {
+    it('runs each agent hardened, on the internal network, with no key', async () => {
+      const internal = JSON.parse(await docker('network', 'inspect', `openlegion-${mesh.name}`)) as Array<{
+        Internal: boolean;
+      }>;
+      expect(internal[0]?.Internal).toBe(true);
+      for (const agent of ['alpha', 'beta']) {
+        const info = await inspectContainer(`openlegion-${mesh.name}-${agent}`);
+        expect(info.Config.User).toBe('1000');
+        expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+        expect(info.HostConfig.CapDrop).toEqual(['ALL']);
+        expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
+        expect(info.HostConfig.Init).toBe(true);
+        expect(info.HostConfig.Memory).toBe(256 * 1024 * 1024);
+        expect(Object.keys(info.NetworkSettings.Networks)).toEqual([`openlegion-${mesh.name}`]);
+        const env = info.Config.Env.join('\n');
+        expect(env).not.toContain(PROVIDER_KEY);
+        expect(env).not.toMatch(/API_KEY|E2E_PROVIDER/);
+        const names = info.Config.Env.map((entry) => entry.split('=')[0]);
+        expect(names).toEqual(expect.arrayContaining(['AGENT_ID', 'MESH_URL', 'MESH_TOKEN']));
+      }
+    });
+  }
 
   it('continues the conversation after the agent is killed with SIGKILL and the mesh restarted', async () => {
     if (runtime === 'docker') {
@@ -154,17 +179,24 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(call && messageTexts(call)).toEqual([expect.any(String), 'hello', REPLY, 'do you remember?']);
   });
 
-  it('stop leaves nothing running behind', async () => {
+  it('stop shuts the background host down gracefully and leaves nothing running behind', async () => {
+    const agentPids = await processAgentPids(mesh);
     const stop = await cli('stop');
     expect(stop.code, stop.stderr).toBe(0);
     expect(stop.stdout).toContain(`mesh ${mesh.name} stopped`);
     await expect(fetch(`http://127.0.0.1:${mesh.port}/healthz`)).rejects.toThrow();
+    // The detached host logged its own orderly shutdown (it once crashed here instead).
+    const hostOut = await readFile(path.join(mesh.dataDir, 'host.out'), 'utf8');
+    expect(hostOut).toContain(`mesh ${mesh.name} stopped`);
+    expect(hostOut).not.toMatch(/Error|ERR_/);
     if (runtime === 'docker') {
       expect(await meshLeftovers(mesh.name)).toEqual({ containers: [], networks: [] });
     } else {
-      const status = await cli('status');
-      expect(status.code).not.toBe(0);
-      expect(status.stderr).toContain('no host is running');
+      expect(agentPids).toHaveLength(2);
+      expect(agentPids.filter(isAlive)).toEqual([]);
     }
+    const status = await cli('status');
+    expect(status.code).not.toBe(0);
+    expect(status.stderr).toContain('no host is running');
   });
 });

@@ -14,9 +14,14 @@ export default function setup(): void {
   }
   if (!dockerAnswers) {
     if (process.env.OPENLEGION_REQUIRE_DOCKER === '1') {
-      throw new Error('OPENLEGION_REQUIRE_DOCKER=1 but no Docker engine answers; run: bash scripts/ensure-docker.sh');
+      throw new Error(
+        'OPENLEGION_REQUIRE_DOCKER=1 but no Docker engine answers; run: bash scripts/ensure-docker.sh',
+      );
     }
     return;
   }
-  execFileSync('bash', ['scripts/build-agent-image.sh'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('bash', ['scripts/build-agent-image.sh'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }

@@ -16,7 +16,9 @@ const ALLOWED: Record<string, string[]> = {
 
 const root = path.resolve(import.meta.dirname, '../..');
 const packagesDir = path.join(root, 'packages');
-const packages = readdirSync(packagesDir).filter((name) => statSync(path.join(packagesDir, name)).isDirectory());
+const packages = readdirSync(packagesDir).filter((name) =>
+  statSync(path.join(packagesDir, name)).isDirectory(),
+);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host';
-import { type ErrorBody, OpenLegionError, errorBodySchema, isErrorCode } from '@openlegion/protocol';
+import { type ErrorBody, errorBodySchema, isErrorCode, OpenLegionError } from '@openlegion/protocol';
 
 /** How the CLI reaches a running host: its URL and the operator token from `<data_dir>`. */
 export interface HostConnection {

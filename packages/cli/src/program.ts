@@ -35,15 +35,22 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .addOption(new Option('--runtime <kind>', 'where agents run').choices(['docker', 'process']))
     .option('-d, --detach', 'run the host in the background and return once all agents are ready')
     .option('--detached-child', 'internal: the background host started by --detach')
-    .action((options: { config: string; runtime?: 'docker' | 'process'; detach?: boolean; detachedChild?: boolean }) =>
-      run(() => startMesh(options, output))(),
+    .action(
+      (options: {
+        config: string;
+        runtime?: 'docker' | 'process';
+        detach?: boolean;
+        detachedChild?: boolean;
+      }) => run(() => startMesh(options, output))(),
     );
 
   program
     .command('stop')
     .description('stop the running host and all its agents')
     .addOption(configOption())
-    .action((options: { config: string }) => run(async () => stopMesh(await connectToHost(options.config), output))());
+    .action((options: { config: string }) =>
+      run(async () => stopMesh(await connectToHost(options.config), output))(),
+    );
 
   program
     .command('status')

@@ -48,7 +48,10 @@ export async function startScriptedProviders(loaded: LoadedMeshConfig): Promise<
 
 function spawnFakeLlm(script: string): ChildProcess {
   if (!existsSync(FAKE_LLM_BIN)) {
-    throw new OpenLegionError('CONFIG_INVALID', `scripted providers need testkit built (${FAKE_LLM_BIN}); run: pnpm build`);
+    throw new OpenLegionError(
+      'CONFIG_INVALID',
+      `scripted providers need testkit built (${FAKE_LLM_BIN}); run: pnpm build`,
+    );
   }
   return spawn(process.execPath, [FAKE_LLM_BIN, '--script', script, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,7 +64,9 @@ async function listeningUrl(child: ChildProcess, provider: string): Promise<stri
     const timer = setTimeout(() => fail('did not start in time'), START_TIMEOUT_MS);
     const fail = (why: string) => {
       clearTimeout(timer);
-      reject(new OpenLegionError('CONFIG_INVALID', `scripted provider "${provider}" ${why}:\n${output.trim()}`));
+      reject(
+        new OpenLegionError('CONFIG_INVALID', `scripted provider "${provider}" ${why}:\n${output.trim()}`),
+      );
     };
     const onData = (chunk: Buffer) => {
       output += chunk.toString();

@@ -1,11 +1,8 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import {
-  type AgentSelf,
-  type MeshStatus,
-  OpenLegionError,
-  resolveModel,
-} from '@openlegion/protocol';
+import { type AgentSelf, type MeshStatus, OpenLegionError, resolveModel } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
@@ -69,6 +66,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   let store: Store | undefined;
   let registry: AgentRegistry | undefined;
   let app: FastifyInstance | undefined;
+  let extraServers: Server[] = [];
   let url = `http://${config.mesh.host}:${config.mesh.port}`;
   let stopped: Promise<void> | undefined;
   let requestShutdown: () => void = () => {};
@@ -142,7 +140,12 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       const removed = await runtime.cleanupLeftovers(meshName);
       if (removed.length > 0) logger.warn({ removed }, 'removed leftovers of an earlier run');
       const prepared = await runtime.prepare(meshName);
-      const llm = createLlmProxy({ config, env: options.env, logger, baseUrlOverrides: options.baseUrlOverrides });
+      const llm = createLlmProxy({
+        config,
+        env: options.env,
+        logger,
+        baseUrlOverrides: options.baseUrlOverrides,
+      });
       app = createHostServer({
         logger,
         tokens,
@@ -155,12 +158,16 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         onShutdown: requestShutdown,
       });
       const bindAddresses = unique([config.mesh.host, ...prepared.hostBindAddresses]);
-      await listenOn(app, bindAddresses, config.mesh.port);
+      extraServers = await listenOn(app, bindAddresses, config.mesh.port);
       url = `http://${config.mesh.host}:${config.mesh.port}`;
       logger.info({ mesh: meshName, addresses: bindAddresses, port: config.mesh.port }, 'host listening');
       const meshUrl = prepared.agentMeshUrl(config.mesh.port);
-      const results = await Promise.allSettled(Object.keys(config.agents).map((agent) => startAgent(agent, meshUrl)));
-      const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
+      const results = await Promise.allSettled(
+        Object.keys(config.agents).map((agent) => startAgent(agent, meshUrl)),
+      );
+      const failures = results.flatMap((result) =>
+        result.status === 'rejected' ? [result.reason as Error] : [],
+      );
       if (failures.length > 0) throw failures.length === 1 ? failures[0] : combine(failures);
       logger.info({ mesh: meshName, agents: results.length }, 'mesh ready');
       return status();
@@ -176,12 +183,17 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       for (const agent of registry?.list() ?? []) {
         if (agent.state !== 'failed') registry?.markStopping(agent.name);
       }
-      await runtime.stopAll().catch((error: unknown) => logger.error({ err: error }, 'stopping agents failed'));
+      await runtime
+        .stopAll()
+        .catch((error: unknown) => logger.error({ err: error }, 'stopping agents failed'));
       for (const agent of registry?.list() ?? []) {
         tokens.revoke(agent.name);
         if (agent.state !== 'failed') registry?.markStopped(agent.name);
       }
-      await runtime.teardown(meshName).catch((error: unknown) => logger.error({ err: error }, 'teardown failed'));
+      await runtime
+        .teardown(meshName)
+        .catch((error: unknown) => logger.error({ err: error }, 'teardown failed'));
+      await Promise.all(extraServers.map(closeServer));
       await app?.close();
       store?.close();
       logger.info({ mesh: meshName }, 'mesh stopped');
@@ -194,25 +206,49 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
 
 function createRuntime(options: MeshHostOptions): AgentRuntime {
   if (options.runtime === 'docker') return new DockerRuntime();
-  return new ProcessRuntime({ agentEntry: options.agentEntry, runDir: path.join(options.loaded.dataDir, 'run') });
+  return new ProcessRuntime({
+    agentEntry: options.agentEntry,
+    runDir: path.join(options.loaded.dataDir, 'run'),
+  });
 }
 
-/** Listen on every address; a port in use becomes a clear error naming it. */
-async function listenOn(app: FastifyInstance, addresses: string[], port: number): Promise<void> {
-  for (const host of addresses) {
+/**
+ * Listen on every address (fastify itself listens once: further addresses get a plain server routed
+ * into the same app). A port in use becomes a clear error naming it. Resolves to the extra servers.
+ */
+async function listenOn(app: FastifyInstance, addresses: string[], port: number): Promise<Server[]> {
+  const [first, ...rest] = addresses;
+  const extra: Server[] = [];
+  const inUse = (host: string, cause: unknown) =>
+    new OpenLegionError(
+      'MESH_PORT_IN_USE',
+      `port ${port} on ${host} is already in use (another openlegion host, or another program); stop it or set mesh.port in mesh.yaml`,
+      { cause },
+    );
+  try {
+    await app.listen({ host: first ?? '127.0.0.1', port });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw inUse(first ?? '127.0.0.1', error);
+    throw error;
+  }
+  for (const host of rest) {
+    const server = createServer((request, reply) => app.routing(request, reply));
+    server.listen(port, host);
     try {
-      await app.listen({ host, port });
+      await once(server, 'listening');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new OpenLegionError(
-          'MESH_PORT_IN_USE',
-          `port ${port} on ${host} is already in use (another openlegion host, or another program); stop it or set mesh.port in mesh.yaml`,
-          { cause: error },
-        );
-      }
+      await Promise.all(extra.map(closeServer));
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw inUse(host, error);
       throw error;
     }
+    extra.push(server);
   }
+  return extra;
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 /** `soul` is either the text itself or a path to a markdown file next to mesh.yaml. */
@@ -221,7 +257,11 @@ function readSoul(soul: string, resolvePath: (relative: string) => string): stri
   try {
     return readFileSync(resolvePath(soul.trim()), 'utf8');
   } catch (cause) {
-    throw new OpenLegionError('CONFIG_INVALID', `cannot read soul file ${soul}: ${(cause as Error).message}`, { cause });
+    throw new OpenLegionError(
+      'CONFIG_INVALID',
+      `cannot read soul file ${soul}: ${(cause as Error).message}`,
+      { cause },
+    );
   }
 }
 

@@ -21,8 +21,12 @@ export async function dockerAnswers(): Promise<boolean> {
 /** Names of containers (any state) and networks labelled for `mesh`. */
 export async function meshLeftovers(mesh: string): Promise<{ containers: string[]; networks: string[] }> {
   const filter = `label=openlegion.mesh=${mesh}`;
-  const containers = (await docker('ps', '-a', '--filter', filter, '--format', '{{.Names}}')).split('\n').filter(Boolean);
-  const networks = (await docker('network', 'ls', '--filter', filter, '--format', '{{.Name}}')).split('\n').filter(Boolean);
+  const containers = (await docker('ps', '-a', '--filter', filter, '--format', '{{.Names}}'))
+    .split('\n')
+    .filter(Boolean);
+  const networks = (await docker('network', 'ls', '--filter', filter, '--format', '{{.Name}}'))
+    .split('\n')
+    .filter(Boolean);
   return { containers, networks };
 }
 

@@ -13,7 +13,10 @@ export interface CliRun {
 }
 
 /** Run the built `openlegion` CLI as a user would, collecting its output as it streams. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliRun> {
   const began = Date.now();
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: REPO_ROOT,

@@ -8,7 +8,11 @@ import { fetchStatus } from './status.js';
  * `openlegion chat [agent]`: a minimal REPL. `/agent NAME` switches agent, `/quit` (or Ctrl-D) leaves.
  * The full REPL (history, multi-line, slash commands) is a later issue.
  */
-export async function chatRepl(host: HostConnection, agent: string | undefined, output: CliOutput): Promise<number> {
+export async function chatRepl(
+  host: HostConnection,
+  agent: string | undefined,
+  output: CliOutput,
+): Promise<number> {
   const status = await fetchStatus(host);
   const agents = status.agents.map((info) => info.name);
   let current = agent ?? agents[0] ?? '';
@@ -16,7 +20,9 @@ export async function chatRepl(host: HostConnection, agent: string | undefined, 
     output.err(`openlegion: no agent "${current}" in mesh ${status.mesh}; agents: ${agents.join(', ')}\n`);
     return 1;
   }
-  output.out(`chatting with ${current} (agents: ${agents.join(', ')}; /agent NAME to switch, /quit to leave)\n`);
+  output.out(
+    `chatting with ${current} (agents: ${agents.join(', ')}; /agent NAME to switch, /quit to leave)\n`,
+  );
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
   try {
     while (true) {

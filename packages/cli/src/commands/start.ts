@@ -2,7 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger, createMeshHost, type LoadedMeshConfig, loadMeshConfig, type StartProgress } from '@openlegion/host';
+import {
+  createLogger,
+  createMeshHost,
+  type LoadedMeshConfig,
+  loadMeshConfig,
+  type StartProgress,
+} from '@openlegion/host';
 import type { MeshStatus } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
 import type { CliOutput } from '../cli-output.js';
@@ -26,7 +32,10 @@ const AGENT_ENTRY = fileURLToPath(new URL('../../../agent/dist/main.js', import.
 export async function startMesh(options: StartOptions, output: CliOutput): Promise<number> {
   const loaded = await loadMeshConfig(options.config);
   if (options.detach) return startDetached(options, loaded, output);
-  const say = options.detachedChild ? (text: string) => sendToParent({ type: 'line', text }) : output.out;
+  // The background host reports to its launcher until it detaches, then to its own log (host.out).
+  const say = options.detachedChild
+    ? (text: string) => sendToParent({ type: 'line', text }, text)
+    : output.out;
   try {
     const mesh = await launch(loaded, options.runtime ?? loaded.config.runtime.kind, say);
     if (options.detachedChild) {
@@ -57,7 +66,10 @@ async function launch(
   const { config } = loaded;
   mkdirSync(loaded.dataDir, { recursive: true });
   const logFile = path.join(loaded.dataDir, 'host.log');
-  const logger = createLogger({ level: logLevel(process.env.OPENLEGION_LOG_LEVEL), destination: destination(logFile) });
+  const logger = createLogger({
+    level: logLevel(process.env.OPENLEGION_LOG_LEVEL),
+    destination: destination(logFile),
+  });
   if (runtime === 'process') {
     say('warning: --runtime process runs agents as plain child processes, with NO container isolation\n');
   }
@@ -100,7 +112,9 @@ async function launch(
 function logLevel(value: string | undefined): LevelWithSilent {
   if (value === undefined || value === '') return 'info';
   if (value === 'silent' || value in levels.values) return value as LevelWithSilent;
-  throw new Error(`OPENLEGION_LOG_LEVEL=${value} is not a log level (${Object.keys(levels.values).join(', ')}, silent)`);
+  throw new Error(
+    `OPENLEGION_LOG_LEVEL=${value} is not a log level (${Object.keys(levels.values).join(', ')}, silent)`,
+  );
 }
 
 function progressLine(progress: StartProgress): string {
@@ -116,7 +130,11 @@ function progressLine(progress: StartProgress): string {
 }
 
 /** Start the host as a background process; return once every agent is ready (or it failed). */
-async function startDetached(options: StartOptions, loaded: LoadedMeshConfig, output: CliOutput): Promise<number> {
+async function startDetached(
+  options: StartOptions,
+  loaded: LoadedMeshConfig,
+  output: CliOutput,
+): Promise<number> {
   mkdirSync(loaded.dataDir, { recursive: true });
   const console = openSync(path.join(loaded.dataDir, 'host.out'), 'a');
   const args = [BIN, 'start', '--config', loaded.file, '--detached-child'];
@@ -137,6 +155,8 @@ async function startDetached(options: StartOptions, loaded: LoadedMeshConfig, ou
   });
 }
 
-function sendToParent(message: DetachMessage): void {
-  process.send?.(message);
+/** Send to the launching parent while it listens; afterwards `fallback` goes to stdout instead. */
+function sendToParent(message: DetachMessage, fallback?: string): void {
+  if (process.connected && process.send) process.send(message);
+  else if (fallback) process.stdout.write(fallback);
 }
