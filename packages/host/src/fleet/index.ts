@@ -1,0 +1,15 @@
+export {
+  type AgentResources,
+  type AgentRuntime,
+  type AgentRuntimeKind,
+  type AgentSpec,
+  agentInstanceName,
+  type PreparedMesh,
+  type RunningAgent,
+} from './agent-runtime.js';
+export { type DockerEngineProbe, probeDockerEngine } from './docker-engine-probe.js';
+export { isEngineUnreachable, runtimeUnavailableError } from './docker-errors.js';
+export { AGENT_LABEL, MESH_LABEL, meshNetworkName } from './docker-mesh-network.js';
+export { agentVolumeName, DockerRuntime, type DockerRuntimeOptions } from './docker-runtime.js';
+export { ProcessRuntime, type ProcessRuntimeOptions } from './process-runtime.js';
+export { parseByteSize, toDockerLimits } from './resource-limits.js';
