@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, dockerAnswers, inspectContainer, meshLeftovers } from './support/docker-cli.js';
+import { docker, dockerAnswers, inspectContainer, meshLeftovers, removeMesh } from './support/docker-cli.js';
 import { type E2eMesh, writeMesh } from './support/e2e-mesh.js';
 import { runCli } from './support/run-cli.js';
 
@@ -68,6 +68,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
   afterAll(async () => {
     await cli('stop');
     await llm?.close();
+    if (runtime === 'docker') await removeMesh(mesh.name);
   });
 
   it('streams the scripted reply to stdout as it arrives', async () => {

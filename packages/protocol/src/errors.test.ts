@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, OpenLegionError, errorBodySchema } from './errors.js';
+import { ERROR_CODES, errorBodySchema, OpenLegionError } from './errors.js';
 
 describe('OpenLegionError', () => {
   it('serialises to the protocol error body', () => {
@@ -22,7 +22,9 @@ describe('OpenLegionError', () => {
 
   it('names subclasses after themselves', () => {
     class ProviderUnavailableError extends OpenLegionError {}
-    expect(new ProviderUnavailableError('LLM_PROVIDER_UNAVAILABLE', 'x').name).toBe('ProviderUnavailableError');
+    expect(new ProviderUnavailableError('LLM_PROVIDER_UNAVAILABLE', 'x').name).toBe(
+      'ProviderUnavailableError',
+    );
   });
 });
 

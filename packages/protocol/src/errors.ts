@@ -5,26 +5,58 @@ import { z } from 'zod';
  * Keep docs/errors.md in step: a test fails when a code is missing there.
  */
 export const ERROR_CODES = {
-  CONFIG_INVALID: { retryable: false, status: 400, summary: 'mesh.yaml (or another config file) failed validation' },
+  CONFIG_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'mesh.yaml (or another config file) failed validation',
+  },
   CONFIG_NOT_FOUND: { retryable: false, status: 404, summary: 'the config file does not exist' },
-  REQUEST_INVALID: { retryable: false, status: 400, summary: 'a request body or parameter failed validation' },
+  REQUEST_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a request body or parameter failed validation',
+  },
   NOT_FOUND: { retryable: false, status: 404, summary: 'no such route' },
   AUTH_MISSING: { retryable: false, status: 401, summary: 'no bearer token was sent' },
   AUTH_INVALID: { retryable: false, status: 401, summary: 'the bearer token is not valid for this server' },
   AUTH_FORBIDDEN: { retryable: false, status: 403, summary: 'the token is valid but may not do this' },
-  LLM_MODEL_INVALID: { retryable: false, status: 400, summary: 'the model name is not provider/model or a known tier' },
-  LLM_PROVIDER_UNKNOWN: { retryable: false, status: 400, summary: 'the model names a provider mesh.yaml does not configure' },
-  LLM_PROVIDER_KEY_MISSING: { retryable: false, status: 500, summary: "the provider's key is not in the host environment" },
+  LLM_MODEL_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'the model name is not provider/model or a known tier',
+  },
+  LLM_PROVIDER_UNKNOWN: {
+    retryable: false,
+    status: 400,
+    summary: 'the model names a provider mesh.yaml does not configure',
+  },
+  LLM_PROVIDER_KEY_MISSING: {
+    retryable: false,
+    status: 500,
+    summary: "the provider's key is not in the host environment",
+  },
   LLM_PROVIDER_ERROR: { retryable: false, status: 502, summary: 'the provider answered with an error' },
-  LLM_PROVIDER_UNAVAILABLE: { retryable: true, status: 503, summary: 'the provider could not be reached or is overloaded' },
+  LLM_PROVIDER_UNAVAILABLE: {
+    retryable: true,
+    status: 503,
+    summary: 'the provider could not be reached or is overloaded',
+  },
   AGENT_UNKNOWN: { retryable: false, status: 404, summary: 'no agent of that name in this mesh' },
   AGENT_NOT_READY: { retryable: true, status: 503, summary: 'the agent is not running or not ready yet' },
   AGENT_START_FAILED: { retryable: false, status: 500, summary: 'an agent did not become ready' },
   AGENT_BUSY: { retryable: true, status: 409, summary: 'the agent is already answering a chat' },
-  AGENT_LLM_FAILED: { retryable: true, status: 502, summary: 'the agent could not get an answer from the LLM proxy' },
+  AGENT_LLM_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the agent could not get an answer from the LLM proxy',
+  },
   MESH_PORT_IN_USE: { retryable: false, status: 500, summary: 'the host port is taken by another process' },
   MESH_NOT_RUNNING: { retryable: false, status: 503, summary: 'no host is running for this mesh' },
-  MESH_RUNTIME_UNAVAILABLE: { retryable: false, status: 500, summary: 'the agent runtime (Docker engine) is not available' },
+  MESH_RUNTIME_UNAVAILABLE: {
+    retryable: false,
+    status: 500,
+    summary: 'the agent runtime (Docker engine) is not available',
+  },
   INTERNAL: { retryable: false, status: 500, summary: 'an unexpected fault; see the host log' },
 } as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;
 

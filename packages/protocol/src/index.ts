@@ -1,43 +1,43 @@
 export {
-  AGENT_PORT,
-  DEFAULT_HOST_PORT,
-  agentInfoSchema,
-  agentReadyRequestSchema,
-  meshStatusSchema,
-  type AgentInfo,
-  type MeshStatus,
-} from './host-api.js';
-export {
-  agentSelfSchema,
-  agentStateSchema,
-  agentStatusSchema,
-  chatRequestSchema,
   type AgentSelf,
   type AgentState,
   type AgentStatus,
+  agentSelfSchema,
+  agentStateSchema,
+  agentStatusSchema,
   type ChatRequest,
+  chatRequestSchema,
 } from './agent-api.js';
-export { chatEventSchema, formatSseEvent, type ChatEvent, type ChatEventType } from './chat-events.js';
+export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
 export {
   ERROR_CODES,
-  OpenLegionError,
+  type ErrorBody,
+  type ErrorCode,
   errorBody,
   errorBodySchema,
   isErrorCode,
-  type ErrorBody,
-  type ErrorCode,
+  OpenLegionError,
 } from './errors.js';
 export {
-  PROVIDER_KINDS,
-  TIER_NAMES,
-  TOOL_PROFILES,
-  meshConfigJsonSchema,
-  meshConfigSchema,
-  providerKind,
-  resolveModel,
+  AGENT_PORT,
+  type AgentInfo,
+  agentInfoSchema,
+  agentReadyRequestSchema,
+  DEFAULT_HOST_PORT,
+  type MeshStatus,
+  meshStatusSchema,
+} from './host-api.js';
+export {
   type AgentConfig,
   type MeshConfig,
   type MeshConfigInput,
+  meshConfigJsonSchema,
+  meshConfigSchema,
+  PROVIDER_KINDS,
   type ProviderConfig,
+  providerKind,
+  resolveModel,
+  TIER_NAMES,
   type TierName,
+  TOOL_PROFILES,
 } from './mesh-config.js';

@@ -3,10 +3,18 @@ import { meshConfigJsonSchema, meshConfigSchema, resolveModel } from './mesh-con
 
 const full = {
   mesh: { name: 'demo', host: '127.0.0.1', port: 8420, data_dir: '.openlegion' },
-  runtime: { kind: 'docker', image: 'openlegion-agent:latest', resources: { memory: '512m', cpus: 1, pids: 256 } },
+  runtime: {
+    kind: 'docker',
+    image: 'openlegion-agent:latest',
+    resources: { memory: '512m', cpus: 1, pids: 256 },
+  },
   llm: {
     default_model: 'openai/gpt-4.1-mini',
-    tiers: { fast: 'openai/gpt-4.1-nano', default: 'openai/gpt-4.1-mini', complex: 'anthropic/claude-opus-4-1' },
+    tiers: {
+      fast: 'openai/gpt-4.1-nano',
+      default: 'openai/gpt-4.1-mini',
+      complex: 'anthropic/claude-opus-4-1',
+    },
     fallbacks: ['anthropic/claude-haiku-4-5', 'openai/gpt-4.1-nano'],
     fallback_strategy: 'cascade',
     embedding_model: 'openai/text-embedding-3-small',
@@ -64,7 +72,10 @@ describe('meshConfigSchema', () => {
   });
 
   it('requires a script for a scripted provider', () => {
-    const result = meshConfigSchema.safeParse({ llm: { default_model: 'demo/x', providers: { demo: { kind: 'scripted' } } }, agents: { a: {} } });
+    const result = meshConfigSchema.safeParse({
+      llm: { default_model: 'demo/x', providers: { demo: { kind: 'scripted' } } },
+      agents: { a: {} },
+    });
     expect(result.error?.issues[0]?.path).toEqual(['llm', 'providers', 'demo', 'script']);
   });
 });

@@ -22,11 +22,12 @@ const modelRef = z
 /** A secret is never written in mesh.yaml: only a reference to where the host keeps it. */
 const secretRef = z
   .string()
-  .regex(/^(vault|env):[A-Za-z_][A-Za-z0-9_]*$/, 'use a reference like vault:OPENAI_API_KEY, never the key itself');
+  .regex(
+    /^(vault|env):[A-Za-z_][A-Za-z0-9_]*$/,
+    'use a reference like vault:OPENAI_API_KEY, never the key itself',
+  );
 
-const byteSize = z
-  .string()
-  .regex(/^\d+(\.\d+)?\s*[kmg]?b?$/i, 'use a size like 512m or 1g');
+const byteSize = z.string().regex(/^\d+(\.\d+)?\s*[kmg]?b?$/i, 'use a size like 512m or 1g');
 
 const resourcesSchema = z
   .object({
@@ -63,13 +64,22 @@ const llmSchema = z
   .object({
     default_model: providerModel.default('openai/gpt-4.1-mini'),
     tiers: z
-      .object({ fast: providerModel.optional(), default: providerModel.optional(), complex: providerModel.optional() })
+      .object({
+        fast: providerModel.optional(),
+        default: providerModel.optional(),
+        complex: providerModel.optional(),
+      })
       .strict()
       .default({}),
     fallbacks: z.array(providerModel).default([]),
     fallback_strategy: z.enum(['cascade', 'round-robin']).default('cascade'),
     embedding_model: providerModel.optional(),
-    providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, 'provider names are letters, digits, _ and -'), providerSchema).default({}),
+    providers: z
+      .record(
+        z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, 'provider names are letters, digits, _ and -'),
+        providerSchema,
+      )
+      .default({}),
   })
   .strict();
 
@@ -100,9 +110,16 @@ const agentSchema = z
     role: z.string().default(''),
     model: modelRef.default('default'),
     soul: z.string().default(''),
-    tools: z.union([z.enum(TOOL_PROFILES), z.array(z.string().min(1))]).default('full'),
+    tools: z
+      .union([z.enum(TOOL_PROFILES), z.array(z.string().min(1))], {
+        error: `use a profile (${TOOL_PROFILES.join(', ')}) or a list of tool names`,
+      })
+      .default('full'),
     budget: z
-      .object({ daily_usd: z.number().nonnegative().optional(), monthly_usd: z.number().nonnegative().optional() })
+      .object({
+        daily_usd: z.number().nonnegative().optional(),
+        monthly_usd: z.number().nonnegative().optional(),
+      })
       .strict()
       .default({}),
     permissions: permissionsSchema.prefault({}),
@@ -147,55 +164,78 @@ export const meshConfigSchema = z
     workflows: z.string().optional(),
   })
   .strict()
-  .superRefine((config, ctx) => {
-    const providers = new Set(Object.keys(config.llm.providers));
-    const checkProvider = (model: string, path: (string | number)[]) => {
-      const provider = model.split('/')[0] ?? '';
-      if (!providers.has(provider)) {
-        ctx.addIssue({
-          code: 'custom',
-          path,
-          message: `provider "${provider}" is not configured under llm.providers (have: ${[...providers].join(', ') || 'none'})`,
-        });
-      }
-    };
-    checkProvider(config.llm.default_model, ['llm', 'default_model']);
-    for (const tier of TIER_NAMES) {
-      const model = config.llm.tiers[tier];
-      if (model) checkProvider(model, ['llm', 'tiers', tier]);
+  // Cross-references run even when some fields failed, so one pass reports every problem.
+  .superRefine((config, ctx) => checkCrossReferences(config, ctx), { when: () => true });
+
+type IssueSink = {
+  addIssue: (issue: { code: 'custom'; path: (string | number)[]; message: string }) => void;
+};
+
+/**
+ * Checks that span fields: models name configured providers, permissions and channels name existing
+ * agents. Reads the value defensively: fields that failed their own validation may hold anything.
+ */
+function checkCrossReferences(value: unknown, ctx: IssueSink): void {
+  const config = asRecord(value);
+  const llm = asRecord(config.llm);
+  const providers = asRecord(llm.providers);
+  const providerNames = Object.keys(providers);
+  const agents = asRecord(config.agents);
+  const agentNames = Object.keys(agents);
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message });
+  const checkProvider = (model: unknown, path: (string | number)[]) => {
+    if (typeof model !== 'string' || !providerModel.safeParse(model).success) return; // reported by its own schema
+    const provider = model.split('/')[0] ?? '';
+    if (!providerNames.includes(provider)) {
+      issue(
+        path,
+        `provider "${provider}" is not configured under llm.providers (have: ${providerNames.join(', ') || 'none'})`,
+      );
     }
-    config.llm.fallbacks.forEach((model, i) => checkProvider(model, ['llm', 'fallbacks', i]));
-    if (config.llm.embedding_model) checkProvider(config.llm.embedding_model, ['llm', 'embedding_model']);
-    for (const [name, provider] of Object.entries(config.llm.providers)) {
-      if (providerKind(name, provider) === 'scripted' && !provider.script) {
-        ctx.addIssue({ code: 'custom', path: ['llm', 'providers', name, 'script'], message: 'a scripted provider needs script: <file>' });
-      }
+  };
+  const checkAgent = (name: unknown, path: (string | number)[]) => {
+    if (typeof name === 'string' && !agentNames.includes(name)) {
+      issue(path, `no agent "${name}" (agents: ${agentNames.join(', ')})`);
     }
-    const agentNames = Object.keys(config.agents);
-    for (const [name, agent] of Object.entries(config.agents)) {
-      if (!(TIER_NAMES as readonly string[]).includes(agent.model)) checkProvider(agent.model, ['agents', name, 'model']);
-      agent.permissions.message.forEach((target, i) => {
-        if (!agentNames.includes(target)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['agents', name, 'permissions', 'message', i],
-            message: `no agent "${target}" (agents: ${agentNames.join(', ')})`,
-          });
-        }
-      });
-    }
-    const telegram = config.channels.telegram;
-    if (telegram?.default_agent && !agentNames.includes(telegram.default_agent)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['channels', 'telegram', 'default_agent'],
-        message: `no agent "${telegram.default_agent}" (agents: ${agentNames.join(', ')})`,
-      });
-    }
-    if (telegram?.enabled && !telegram.token) {
-      ctx.addIssue({ code: 'custom', path: ['channels', 'telegram', 'token'], message: 'an enabled channel needs a token reference' });
-    }
-  });
+  };
+
+  checkProvider(llm.default_model ?? 'openai/gpt-4.1-mini', ['llm', 'default_model']);
+  const tiers = asRecord(llm.tiers);
+  for (const tier of TIER_NAMES) checkProvider(tiers[tier], ['llm', 'tiers', tier]);
+  asArray(llm.fallbacks).forEach((model, i) => checkProvider(model, ['llm', 'fallbacks', i]));
+  checkProvider(llm.embedding_model, ['llm', 'embedding_model']);
+  for (const [name, provider] of Object.entries(providers)) {
+    const fields = asRecord(provider);
+    const kind = typeof fields.kind === 'string' ? fields.kind : name;
+    if (kind === 'scripted' && !fields.script)
+      issue(['llm', 'providers', name, 'script'], 'a scripted provider needs script: <file>');
+  }
+  for (const [name, agent] of Object.entries(agents)) {
+    const fields = asRecord(agent);
+    if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
+      checkProvider(fields.model, ['agents', name, 'model']);
+    const permissions = asRecord(fields.permissions);
+    asArray(permissions.message).forEach((target, i) =>
+      checkAgent(target, ['agents', name, 'permissions', 'message', i]),
+    );
+  }
+  const telegram = asRecord(asRecord(config.channels).telegram);
+  checkAgent(telegram.default_agent, ['channels', 'telegram', 'default_agent']);
+  if (telegram.enabled === true && !telegram.token) {
+    issue(['channels', 'telegram', 'token'], 'an enabled channel needs a token reference');
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
 
 export type MeshConfig = z.infer<typeof meshConfigSchema>;
 export type MeshConfigInput = z.input<typeof meshConfigSchema>;

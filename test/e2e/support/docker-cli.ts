@@ -48,3 +48,14 @@ export async function inspectContainer(name: string): Promise<ContainerInspect> 
   if (!info) throw new Error(`no container ${name}`);
   return info;
 }
+
+/** Remove everything of a test mesh, its agents' data volumes too (a real mesh keeps those). */
+export async function removeMesh(mesh: string): Promise<void> {
+  const { containers, networks } = await meshLeftovers(mesh);
+  if (containers.length > 0) await docker('rm', '-f', ...containers);
+  if (networks.length > 0) await docker('network', 'rm', ...networks);
+  const volumes = (await docker('volume', 'ls', '-q', '--filter', `label=openlegion.mesh=${mesh}`))
+    .split('\n')
+    .filter(Boolean);
+  if (volumes.length > 0) await docker('volume', 'rm', '-f', ...volumes);
+}

@@ -1,7 +1,7 @@
 export {
+  type ConfigProblem,
   formatConfigProblem,
+  type LoadedMeshConfig,
   loadMeshConfig,
   parseMeshConfig,
-  type ConfigProblem,
-  type LoadedMeshConfig,
 } from './load-mesh-config.js';

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { OpenLegionError } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import { type ConfigProblem, formatConfigProblem, loadMeshConfig, parseMeshConfig } from './load-mesh-config.js';
+import {
+  type ConfigProblem,
+  formatConfigProblem,
+  loadMeshConfig,
+  parseMeshConfig,
+} from './load-mesh-config.js';
 
 const valid = `mesh: { name: demo }
 llm:
@@ -61,6 +66,13 @@ agents:
     expect(problem?.message).toContain('provider "anthropic" is not configured');
   });
 
+  it('reports cross-reference problems together with field problems', () => {
+    const text =
+      'llm: { providers: { openai: { api_key: literal } } }\nagents:\n  a: { model: anthropic/x, tools: all }\n';
+    const fields = problemsOf(text).map((problem) => problem.field);
+    expect(fields).toEqual(['llm.providers.openai.api_key', 'agents.a.model', 'agents.a.tools']);
+  });
+
   it('rejects a mesh with no agents', () => {
     const [problem] = problemsOf('llm: { providers: { openai: {} } }\nagents: {}\n');
     expect(problem).toMatchObject({ line: 2, field: 'agents', message: 'define at least one agent' });
@@ -68,7 +80,9 @@ agents:
 
   it('reports YAML syntax errors with their position', () => {
     const [problem] = problemsOf('mesh:\n  name: x\n\tport: 3\n');
-    expect(formatConfigProblem(problem as ConfigProblem)).toBe('mesh.yaml:3:1 Tabs are not allowed as indentation');
+    expect(formatConfigProblem(problem as ConfigProblem)).toBe(
+      'mesh.yaml:3:1 Tabs are not allowed as indentation',
+    );
   });
 });
 

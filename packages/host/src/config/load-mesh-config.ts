@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type MeshConfig, OpenLegionError, meshConfigSchema } from '@openlegion/protocol';
+import { type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import type { ZodError } from 'zod';
 
@@ -40,7 +40,9 @@ export async function loadMeshConfig(file: string): Promise<LoadedMeshConfig> {
   try {
     text = await readFile(absolute, 'utf8');
   } catch (cause) {
-    throw new OpenLegionError('CONFIG_NOT_FOUND', `cannot read ${file}: ${(cause as Error).message}`, { cause });
+    throw new OpenLegionError('CONFIG_NOT_FOUND', `cannot read ${file}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   const config = parseMeshConfig(text, file);
   const dir = path.dirname(absolute);
@@ -54,7 +56,13 @@ export function parseMeshConfig(text: string, file = 'mesh.yaml'): MeshConfig {
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntaxProblems: ConfigProblem[] = doc.errors.map((error) => {
     const pos = lineCounter.linePos(error.pos[0]);
-    return { file, line: pos.line, col: pos.col, field: '', message: error.message.split('\n')[0] ?? error.code };
+    return {
+      file,
+      line: pos.line,
+      col: pos.col,
+      field: '',
+      message: error.message.split('\n')[0] ?? error.code,
+    };
   });
   if (syntaxProblems.length > 0) throw configError(file, syntaxProblems);
 
@@ -71,7 +79,12 @@ function configError(file: string, problems: ConfigProblem[]): OpenLegionError {
   });
 }
 
-function zodProblems(error: ZodError, doc: Document, lineCounter: LineCounter, file: string): ConfigProblem[] {
+function zodProblems(
+  error: ZodError,
+  doc: Document,
+  lineCounter: LineCounter,
+  file: string,
+): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const issue of error.issues) {
     const issuePath = issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part));
@@ -79,7 +92,12 @@ function zodProblems(error: ZodError, doc: Document, lineCounter: LineCounter, f
       // Reported once per unknown key, pointing at the key itself.
       for (const key of issue.keys) {
         const pos = lineCounter.linePos(locate(doc, issuePath, key));
-        problems.push({ file, ...pos, field: [...issuePath, key].join('.'), message: `unknown field "${key}"` });
+        problems.push({
+          file,
+          ...pos,
+          field: [...issuePath, key].join('.'),
+          message: `unknown field "${key}"`,
+        });
       }
     } else if (issue.code === 'invalid_key') {
       // A bad record key (e.g. an agent name): point at the key and say what is wrong with it.
@@ -120,7 +138,13 @@ function childNode(node: unknown, part: string | number): { key: unknown; value:
     const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(part));
     return pair ? { key: pair.key, value: pair.value } : undefined;
   }
-  if (node && typeof node === 'object' && 'items' in node && Array.isArray(node.items) && typeof part === 'number') {
+  if (
+    node &&
+    typeof node === 'object' &&
+    'items' in node &&
+    Array.isArray(node.items) &&
+    typeof part === 'number'
+  ) {
     const item: unknown = node.items[part];
     return item === undefined ? undefined : { key: undefined, value: item };
   }
