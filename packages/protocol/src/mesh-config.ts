@@ -203,7 +203,7 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
   checkProvider(llm.default_model ?? 'openai/gpt-4.1-mini', ['llm', 'default_model']);
   const tiers = asRecord(llm.tiers);
   for (const tier of TIER_NAMES) checkProvider(tiers[tier], ['llm', 'tiers', tier]);
-  asArray(llm.fallbacks).forEach((model, i) => checkProvider(model, ['llm', 'fallbacks', i]));
+  for (const [i, model] of asArray(llm.fallbacks).entries()) checkProvider(model, ['llm', 'fallbacks', i]);
   checkProvider(llm.embedding_model, ['llm', 'embedding_model']);
   for (const [name, provider] of Object.entries(providers)) {
     const fields = asRecord(provider);
