@@ -1,15 +1,4 @@
-export {
-  type AgentClient,
-  BODY_LIMIT_BYTES,
-  createAgentClient,
-  createHostServer,
-  type HostServerOptions,
-} from './server/index.js';
-export { createLlmProxy, type LlmProxy, type LlmProxyOptions, ProviderUnavailableError } from './llm/index.js';
 export { loadOrCreateOperatorToken, OPERATOR_TOKEN_FILE, TokenRegistry } from './auth/index.js';
-export { openStore, type Store } from './store/index.js';
-export { AgentRegistry, type AgentRecord, toAgentInfo } from './registry/index.js';
-export { createLogger, type LoggerOptions } from './logging/index.js';
 export {
   type ConfigProblem,
   formatConfigProblem,
@@ -25,5 +14,21 @@ export {
   probeDockerEngine,
   type RunningAgent,
 } from './fleet/index.js';
+export {
+  createLlmProxy,
+  type LlmProxy,
+  type LlmProxyOptions,
+  ProviderUnavailableError,
+} from './llm/index.js';
+export { createLogger, type LoggerOptions } from './logging/index.js';
 export { createMeshHost, type MeshHost, type MeshHostOptions, type StartProgress } from './mesh-host.js';
+export { type AgentRecord, AgentRegistry, toAgentInfo } from './registry/index.js';
+export {
+  type AgentClient,
+  BODY_LIMIT_BYTES,
+  createAgentClient,
+  createHostServer,
+  type HostServerOptions,
+} from './server/index.js';
+export { openStore, type Store } from './store/index.js';
 export { HOST_VERSION } from './version.js';

@@ -216,9 +216,9 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
       checkProvider(fields.model, ['agents', name, 'model']);
     const permissions = asRecord(fields.permissions);
-    asArray(permissions.message).forEach((target, i) =>
-      checkAgent(target, ['agents', name, 'permissions', 'message', i]),
-    );
+    for (const [i, target] of asArray(permissions.message).entries()) {
+      checkAgent(target, ['agents', name, 'permissions', 'message', i]);
+    }
   }
   const telegram = asRecord(asRecord(config.channels).telegram);
   checkAgent(telegram.default_agent, ['channels', 'telegram', 'default_agent']);
