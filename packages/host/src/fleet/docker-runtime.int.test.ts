@@ -16,13 +16,12 @@ const IMAGE_BUILD_TIMEOUT_MS = 600_000;
 const STATUS_TIMEOUT_MS = 15_000;
 
 const engine = await probeDockerEngine();
-if (!engine.reachable && !engine.required) {
+if (!engine.reachable) {
+  // CI sets OPENLEGION_REQUIRE_DOCKER=1: there a missing engine fails the file instead of skipping it.
+  if (engine.required)
+    throw new Error(`OPENLEGION_REQUIRE_DOCKER=1 but no Docker engine answers: ${engine.reason}`);
   console.warn(`skipping DockerRuntime tests: no Docker engine answers (${engine.reason})`);
 }
-
-it.runIf(!engine.reachable && engine.required)('finds a Docker engine (OPENLEGION_REQUIRE_DOCKER=1)', () => {
-  expect.fail(`OPENLEGION_REQUIRE_DOCKER=1 but no Docker engine answers: ${engine.reason}`);
-});
 
 /** Polls `GET /status` until it answers 200; returns the body and how long it took. */
 async function waitForStatus(url: string): Promise<{ body: unknown; ms: number }> {
