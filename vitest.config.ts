@@ -2,13 +2,12 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const packages = ['protocol', 'testkit', 'host', 'agent', 'cli'];
-// Tests run from source: each workspace package resolves to its src/index.ts.
-const alias = Object.fromEntries(
-  packages.map((name) => [
-    `@openlegion/${name}`,
-    fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url)),
-  ]),
-);
+const source = (file: string) => fileURLToPath(new URL(`./packages/${file}`, import.meta.url));
+// Tests run from source: each workspace package (and subpath export) resolves to its src/.
+const alias = [
+  { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
+  ...packages.map((name) => ({ find: new RegExp(`^@openlegion/${name}$`), replacement: source(`${name}/src/index.ts`) })),
+];
 
 export default defineConfig({
   resolve: { alias },

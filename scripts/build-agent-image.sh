@@ -44,6 +44,9 @@ if [ ! -f packages/agent/dist/main.js ]; then
   exit 1
 fi
 
+say "bundling packages/agent…"
+quietly "agent bundle" bundle.log pnpm -s --filter @openlegion/agent run bundle
+
 say "deploying @openlegion/agent into $context/app…"
 rm -rf "$context"
 mkdir -p "$context"

@@ -62,14 +62,16 @@ async function openlegionStart(size, memoryMetrics) {
   const dir = mkdtempSync(path.join(tmpdir(), 'ol-bench-'));
   const mesh = `bench-${Math.random().toString(36).slice(2, 7)}`;
   const config = path.join(dir, 'mesh.yaml');
+  // An ordinary provider, as in a real deployment (the offline demo's scripted LLM would add a
+  // process start of its own). No LLM call is made: start-up ends at ready.
   const agents = Array.from({ length: size }, (_, i) => `  a${i}: { role: bench }`).join('\n');
   writeFileSync(
     config,
     `mesh: { name: ${mesh}, port: ${18_400 + Math.floor(Math.random() * 1000)}, data_dir: data }
 runtime: { kind: docker, image: ${IMAGE}, resources: { memory: ${RESOURCES.memory}, cpus: ${RESOURCES.cpus}, pids: ${RESOURCES.pids} } }
 llm:
-  default_model: demo/scripted
-  providers: { demo: { kind: scripted, script: ${path.join(ROOT, 'examples/demo-llm.yaml')} } }
+  default_model: upstream/model
+  providers: { upstream: { kind: openai-compatible, base_url: "http://127.0.0.1:9/v1" } }
 agents:
 ${agents}
 `,
@@ -140,7 +142,7 @@ async function idleMemory(mesh) {
     .map((line) => toMib(line.split(' ')[1]));
   let chromium = false;
   for (const name of await meshContainers(mesh)) {
-    const { stdout: top } = await exec('docker', ['top', name, '-eo', 'comm']);
+    const { stdout: top } = await exec('docker', ['top', name, '-eo', 'pid,comm']);
     if (/chrom/i.test(top)) chromium = true;
   }
   return {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadMeshConfig } from '@openlegion/host';
+import { loadMeshConfig } from '@openlegion/host/config';
 import { type ErrorBody, errorBodySchema, isErrorCode, OpenLegionError } from '@openlegion/protocol';
 
 /** How the CLI reaches a running host: its URL and the operator token from `<data_dir>`. */

@@ -3,7 +3,6 @@ import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { chatRepl } from './commands/chat.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { sendMessage } from './commands/send.js';
-import { startMesh } from './commands/start.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { connectToHost } from './host-connection.js';
@@ -41,7 +40,13 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
         runtime?: 'docker' | 'process';
         detach?: boolean;
         detachedChild?: boolean;
-      }) => run(() => startMesh(options, output))(),
+      }) =>
+        run(async () => {
+          // The host (fastify, dockerode, SQLite) loads only where it runs: other commands stay quick.
+          if (options.detach)
+            return (await import('./commands/start-detached.js')).startDetached(options, output);
+          return (await import('./commands/start.js')).startMesh(options, output);
+        })(),
     );
 
   program

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { LoadedMeshConfig } from '@openlegion/host';
+import type { LoadedMeshConfig } from '@openlegion/host/config';
 import { OpenLegionError, providerKind } from '@openlegion/protocol';
 
 /** testkit's fake-llm process entry, next to this package in the workspace. */

@@ -1,4 +1,4 @@
-import { type ConfigProblem, formatConfigProblem, loadMeshConfig } from '@openlegion/host';
+import { type ConfigProblem, formatConfigProblem, loadMeshConfig } from '@openlegion/host/config';
 import { meshConfigJsonSchema, OpenLegionError } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
 

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -14,24 +13,14 @@ import { destination, type LevelWithSilent, levels } from 'pino';
 import type { CliOutput } from '../cli-output.js';
 import { startScriptedProviders } from '../scripted-providers.js';
 
-export interface StartOptions {
-  config: string;
-  runtime?: 'docker' | 'process';
-  detach?: boolean;
-  detachedChild?: boolean;
-}
+import type { DetachMessage, StartOptions } from './start-options.js';
 
-/** Messages the background host sends its launching parent over IPC. */
-type DetachMessage = { type: 'line'; text: string } | { type: 'ready' } | { type: 'failed'; message: string };
-
-const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 /** The agent runtime's entry, for `--runtime process` (the workspace keeps it beside this package). */
 const AGENT_ENTRY = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url));
 
 /** `openlegion start`: run the host in the foreground (or, with --detach, in the background). */
 export async function startMesh(options: StartOptions, output: CliOutput): Promise<number> {
   const loaded = await loadMeshConfig(options.config);
-  if (options.detach) return startDetached(options, loaded, output);
   // The background host reports to its launcher until it detaches, then to its own log (host.out).
   const say = options.detachedChild
     ? (text: string) => sendToParent({ type: 'line', text }, text)
@@ -127,32 +116,6 @@ function progressLine(progress: StartProgress): string {
     case 'failed':
       return `  ✗ ${progress.agent} failed after ${seconds}s\n`;
   }
-}
-
-/** Start the host as a background process; return once every agent is ready (or it failed). */
-async function startDetached(
-  options: StartOptions,
-  loaded: LoadedMeshConfig,
-  output: CliOutput,
-): Promise<number> {
-  mkdirSync(loaded.dataDir, { recursive: true });
-  const console = openSync(path.join(loaded.dataDir, 'host.out'), 'a');
-  const args = [BIN, 'start', '--config', loaded.file, '--detached-child'];
-  if (options.runtime) args.push('--runtime', options.runtime);
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', console, console, 'ipc'] });
-  return await new Promise<number>((resolve) => {
-    child.on('message', (message: DetachMessage) => {
-      if (message.type === 'line') output.out(message.text);
-      else if (message.type === 'failed') output.err(`openlegion: ${message.message}\n`);
-      else {
-        output.out(`host running in the background (pid ${child.pid}); stop it with: pnpm openlegion stop\n`);
-        child.disconnect();
-        child.unref();
-        resolve(0);
-      }
-    });
-    child.once('exit', (code) => resolve(code === 0 ? 1 : (code ?? 1)));
-  });
 }
 
 /** Send to the launching parent while it listens; afterwards `fallback` goes to stdout instead. */

@@ -1,0 +1,12 @@
+export interface StartOptions {
+  config: string;
+  runtime?: 'docker' | 'process';
+  detach?: boolean;
+  detachedChild?: boolean;
+}
+
+/** Messages the background host sends its launching parent over IPC. */
+export type DetachMessage =
+  | { type: 'line'; text: string }
+  | { type: 'ready' }
+  | { type: 'failed'; message: string };
