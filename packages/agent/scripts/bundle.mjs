@@ -18,7 +18,9 @@ await build({
   sourcemap: 'linked',
   external: ['better-sqlite3'],
   // CommonJS dependencies (fastify, pino) call require() for Node built-ins.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 console.error(`bundled the agent in ${Math.round(performance.now() - started)} ms`);

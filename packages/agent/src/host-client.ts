@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import {
   type AgentSelf,
   agentSelfSchema,
@@ -27,7 +28,7 @@ export interface HostClientOptions {
 }
 
 /**
- * A {@link HostClient} over `fetch`. Network failures, timeouts, 429 and 5xx are retried after each of
+ * A {@link HostClient} over node:http. Network failures, timeouts, 429 and 5xx are retried after each of
  * `retryDelaysMs`; any other answer fails at once.
  *
  * @throws {OpenLegionError} `MESH_NOT_RUNNING` when the host cannot be reached, else the code of the
@@ -75,16 +76,16 @@ async function requestOnce(
   body: unknown,
 ): Promise<Attempt> {
   const target = `${method} ${path}`;
-  let response: Response;
+  let response: { status: number; text: string };
   try {
-    response = await fetch(`${options.meshUrl}${path}`, {
+    response = await sendRequest(`${options.meshUrl}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${options.token}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -95,9 +96,9 @@ async function requestOnce(
       transient: true,
     };
   }
-  const text = await response.text();
+  const { text } = response;
   const json = parseJson(text);
-  if (response.ok) return { ok: true, json };
+  if (response.status >= 200 && response.status < 300) return { ok: true, json };
   const transient = response.status === 429 || response.status >= 500;
   const hostError = errorBodySchema.safeParse(json);
   if (hostError.success && isErrorCode(hostError.data.error.code)) {
@@ -110,6 +111,31 @@ async function requestOnce(
   }
   const message = `${target}: ${response.status} ${text.slice(0, 200)}`;
   return { ok: false, error: new OpenLegionError('INTERNAL', message), transient };
+}
+
+/**
+ * One HTTP request with node:http. Not `fetch`: loading undici costs every agent tens of ms of CPU
+ * at boot, when a fleet of agents starts at once on a few cores.
+ */
+function sendRequest(
+  url: string,
+  options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: options.method, headers: options.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+      );
+      response.on('error', reject);
+    });
+    request.setTimeout(options.timeoutMs, () =>
+      request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)),
+    );
+    request.on('error', reject);
+    request.end(options.body);
+  });
 }
 
 function parseJson(text: string): unknown {
