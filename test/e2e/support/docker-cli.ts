@@ -59,3 +59,9 @@ export async function removeMesh(mesh: string): Promise<void> {
     .filter(Boolean);
   if (volumes.length > 0) await docker('volume', 'rm', '-f', ...volumes);
 }
+
+/** Everything a container wrote, stdout and stderr. */
+export async function containerOutput(name: string): Promise<string> {
+  const { stdout, stderr } = await exec('docker', ['logs', name], { maxBuffer: 16 * 1024 * 1024 });
+  return stdout + stderr;
+}

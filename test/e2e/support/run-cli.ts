@@ -21,8 +21,9 @@ export function runCli(
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  child.stdin?.end(options.input);
   const run: CliRun = { code: -1, stdout: '', stderr: '', chunks: [] };
   child.stdout.on('data', (chunk: Buffer) => {
     run.stdout += chunk.toString();

@@ -24,27 +24,28 @@ export async function chatRepl(
     `chatting with ${current} (agents: ${agents.join(', ')}; /agent NAME to switch, /quit to leave)\n`,
   );
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  const prompt = () => {
+    rl.setPrompt(`${current}> `);
+    rl.prompt();
+  };
+  prompt();
   try {
-    while (true) {
-      let line: string;
-      try {
-        line = (await rl.question(`${current}> `)).trim();
-      } catch {
-        break; // stdin closed
-      }
-      if (!line) continue;
+    // The async iterator buffers lines typed (or piped) while a reply is still streaming.
+    for await (const raw of rl) {
+      const line = raw.trim();
       if (line === '/quit' || line === '/exit') break;
       if (line.startsWith('/agent')) {
         const next = line.slice('/agent'.length).trim();
         if (agents.includes(next)) current = next;
         else output.err(`no agent "${next}"; agents: ${agents.join(', ')}\n`);
-        continue;
+      } else if (line) {
+        try {
+          await sendMessage(host, current, line, output);
+        } catch (error) {
+          printError(output, error);
+        }
       }
-      try {
-        await sendMessage(host, current, line, output);
-      } catch (error) {
-        printError(output, error);
-      }
+      prompt();
     }
   } finally {
     rl.close();

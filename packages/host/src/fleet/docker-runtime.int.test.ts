@@ -4,12 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeMeshHost, startFakeMeshHost } from '../../test/fake-mesh-host.js';
 import type { AgentSpec, RunningAgent } from './agent-runtime.js';
 import { probeDockerEngine } from './docker-engine-probe.js';
 import { engineStatusCode } from './docker-errors.js';
 import { MESH_LABEL, meshNetworkName } from './docker-mesh-network.js';
 import { agentVolumeName, DockerRuntime } from './docker-runtime.js';
-import { type FakeMeshHost, startFakeMeshHost } from './fake-mesh-host.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const IMAGE_BUILD_TIMEOUT_MS = 600_000;

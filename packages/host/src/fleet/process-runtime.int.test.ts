@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeMeshHost, startFakeMeshHost } from '../../test/fake-mesh-host.js';
 import type { AgentSpec } from './agent-runtime.js';
-import { type FakeMeshHost, startFakeMeshHost } from './fake-mesh-host.js';
 import { ProcessRuntime } from './process-runtime.js';
 
 const agentDist = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url));
