@@ -1,0 +1,27 @@
+import { formatSseEvent } from '@openlegion/protocol';
+import { describe, expect, it } from 'vitest';
+import { readChatEvents } from './chat-stream.js';
+
+/** A body delivered in arbitrary byte chunks, as a network would. */
+function streamOf(text: string, chunkSize: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  return new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += chunkSize) controller.enqueue(bytes.slice(i, i + chunkSize));
+      controller.close();
+    },
+  });
+}
+
+describe('readChatEvents', () => {
+  it('yields typed events in order even when frames are split across chunks', async () => {
+    const text =
+      formatSseEvent({ type: 'text_delta', text: 'Grüße ' }) +
+      formatSseEvent({ type: 'text_delta', text: 'aus Köln' }) +
+      formatSseEvent({ type: 'done', conversation_id: 'default', text: 'Grüße aus Köln' });
+    const events = [];
+    for await (const event of readChatEvents(streamOf(text, 7))) events.push(event);
+    expect(events.map((event) => event.type)).toEqual(['text_delta', 'text_delta', 'done']);
+    expect(events[2]).toEqual({ type: 'done', conversation_id: 'default', text: 'Grüße aus Köln' });
+  });
+});
