@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-printf '\n==> lint\n' >&2
+printf '\n==> lint and typecheck (tests included)\n' >&2
 pnpm -s lint
+pnpm -s typecheck
 printf '\n==> tests\n' >&2
 pnpm -s vitest run --reporter=default

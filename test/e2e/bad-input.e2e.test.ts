@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docker, dockerAnswers, meshLeftovers } from './support/docker-cli.js';
 import { freePort, writeMesh } from './support/e2e-mesh.js';
@@ -140,21 +140,18 @@ agents:
     expect(await hostAnswers(mesh.port)).toBe(false);
   });
 
-  it('ensure-docker.sh tells a non-root user what to do when no engine answers', async () => {
+  it('ensure-docker.sh tells a non-root user what to do when no engine answers', () => {
     const asNobody =
       process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
-    const [command = 'bash', ...args] = [
-      ...asNobody,
-      'bash',
-      path.join(REPO_ROOT, 'scripts/ensure-docker.sh'),
-    ];
-    const result = await promisify(execFile)(command, args, {
+    const [command = 'bash', ...args] = [...asNobody, 'bash', '-s'];
+    // The script goes in on stdin, from /: the checkout may sit where that user cannot read.
+    const result = spawnSync(command, args, {
+      cwd: '/',
+      input: readFileSync(path.join(REPO_ROOT, 'scripts/ensure-docker.sh')),
       env: { PATH: process.env.PATH, DOCKER_HOST: 'unix:///nonexistent/docker.sock' },
-    }).then(
-      () => ({ code: 0, stderr: '' }),
-      (error: { code: number; stderr: string }) => error,
-    );
-    expect(result.code).toBe(1);
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
     expect(result.stderr).toContain('no Docker engine answers');
     expect(result.stderr).toContain('--runtime process');
   });

@@ -15,13 +15,13 @@ export interface CliRun {
 /** Run the built `openlegion` CLI as a user would, collecting its output as it streams. */
 export function runCli(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
 ): Promise<CliRun> {
   const began = Date.now();
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
-    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin?.end(options.input);
   const run: CliRun = { code: -1, stdout: '', stderr: '', chunks: [] };

@@ -144,7 +144,12 @@ describe.skipIf(!engine.reachable)('DockerRuntime', () => {
   });
 
   it('starts again on the same volume after the container was killed', async () => {
-    const volumeBefore = await docker.getVolume(agentVolumeName(mesh, 'alpha')).inspect();
+    // @types/dockerode lacks CreatedAt, which the engine does return.
+    const createdAt = async () =>
+      ((await docker.getVolume(agentVolumeName(mesh, 'alpha')).inspect()) as { CreatedAt?: string })
+        .CreatedAt;
+    const volumeBefore = await createdAt();
+    expect(volumeBefore).toEqual(expect.any(String));
     await docker.getContainer(agent.name).kill();
     const startedAt = performance.now();
     agent = await runtime.start(spec);
@@ -152,8 +157,7 @@ describe.skipIf(!engine.reachable)('DockerRuntime', () => {
     console.info(
       `restart after kill: start ${Math.round(performance.now() - startedAt - ms)} ms + ${ms} ms to /status`,
     );
-    const volumeAfter = await docker.getVolume(agentVolumeName(mesh, 'alpha')).inspect();
-    expect(volumeAfter.CreatedAt).toBe(volumeBefore.CreatedAt);
+    expect(await createdAt()).toBe(volumeBefore);
   });
 
   it('removes containers and networks a crashed run left, but keeps volumes', async () => {
