@@ -6,6 +6,7 @@ const source = (file: string) => fileURLToPath(new URL(`./packages/${file}`, imp
 // Tests run from source: each workspace package (and subpath export) resolves to its src/.
 const alias = [
   { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
+  { find: /^@openlegion\/host\/mesh$/, replacement: source('host/src/mesh.ts') },
   ...packages.map((name) => ({
     find: new RegExp(`^@openlegion/${name}$`),
     replacement: source(`${name}/src/index.ts`),

@@ -2,7 +2,26 @@
 // chunk for the LLM SDK) loads several times faster than hundreds of node_modules files, and
 // start-up is what a fleet of agents pays for on every start. better-sqlite3 stays external: it
 // is a native addon, shipped in the deployment's node_modules.
+import path from 'node:path';
 import { build } from 'esbuild';
+
+/**
+ * zod's `z` namespace re-exports all ~60 message locales (a quarter of the bundle); the agent only
+ * ever uses the default English one, so the locales index is replaced by one that exports `en`.
+ */
+const englishOnlyZodLocales = {
+  name: 'english-only-zod-locales',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes('/zod/') ? { path: args.importer, namespace: 'zod-locales-en' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales-en' }, (args) => ({
+      contents: "export { default as en } from '../locales/en.js';",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
 
 const started = performance.now();
 await build({
@@ -21,6 +40,7 @@ await build({
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
+  plugins: [englishOnlyZodLocales],
   logLevel: 'warning',
 });
 console.error(`bundled the agent in ${Math.round(performance.now() - started)} ms`);

@@ -7,10 +7,13 @@ import {
   OpenLegionError,
 } from '@openlegion/protocol';
 
-/** Per-attempt limit: the host answers these from memory, so a slow answer means it is stuck. */
-const HOST_REQUEST_TIMEOUT_MS = 2_000;
-/** Waits between attempts; the host may be busy starting other agents. */
-const HOST_RETRY_DELAYS_MS: readonly number[] = [100, 300, 1_000];
+/**
+ * Per-attempt limit. The host answers from memory, but during a fleet start it may still be loading
+ * its server (requests wait for it) while every agent boots on the same few cores.
+ */
+const HOST_REQUEST_TIMEOUT_MS = 5_000;
+/** Waits between attempts (~10 s in all): the host may be busy starting other agents. */
+const HOST_RETRY_DELAYS_MS: readonly number[] = [100, 300, 1_000, 2_000, 3_000, 3_000];
 
 /** The agent's calls to its host (`/mesh/*`), authenticated with the agent's bearer token. */
 export interface HostClient {

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { type AgentSelf, type MeshStatus, OpenLegionError, resolveModel } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
+import { loadOrCreateOperatorToken } from './auth/operator-token.js';
+import { TokenRegistry } from './auth/token-registry.js';
 import type { LoadedMeshConfig } from './config/index.js';
 import {
   type AgentRuntime,
@@ -14,9 +15,7 @@ import {
   ProcessRuntime,
   type RunningAgent,
 } from './fleet/index.js';
-import { createLlmProxy } from './llm/index.js';
 import { AgentRegistry, toAgentInfo } from './registry/index.js';
-import { createAgentClient, createHostServer } from './server/index.js';
 import { openStore, type Store } from './store/index.js';
 import { HOST_VERSION } from './version.js';
 
@@ -66,7 +65,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   let store: Store | undefined;
   let registry: AgentRegistry | undefined;
   let app: FastifyInstance | undefined;
-  let extraServers: Server[] = [];
+  let servers: Server[] = [];
   let url = `http://${config.mesh.host}:${config.mesh.port}`;
   let stopped: Promise<void> | undefined;
   let requestShutdown: () => void = () => {};
@@ -132,6 +131,11 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     }
   }
 
+  /**
+   * Start order is chosen for speed: the host listens at once with plain HTTP servers (a taken port
+   * fails before any container starts), starts the agents, and only then loads fastify and the LLM
+   * proxy, while Docker creates the containers. An agent asking before the app is up waits for it.
+   */
   async function start(): Promise<MeshStatus> {
     try {
       store = openStore(path.join(loaded.dataDir, 'mesh.db'));
@@ -140,31 +144,26 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       const removed = await runtime.cleanupLeftovers(meshName);
       if (removed.length > 0) logger.warn({ removed }, 'removed leftovers of an earlier run');
       const prepared = await runtime.prepare(meshName);
-      const llm = createLlmProxy({
-        config,
-        env: options.env,
-        logger,
-        baseUrlOverrides: options.baseUrlOverrides,
-      });
-      app = createHostServer({
-        logger,
-        tokens,
-        operatorToken,
-        registry,
-        llm,
-        agentClient: createAgentClient(),
-        meshStatus: status,
-        selfFor,
-        onShutdown: requestShutdown,
-      });
       const bindAddresses = unique([config.mesh.host, ...prepared.hostBindAddresses]);
-      extraServers = await listenOn(app, bindAddresses, config.mesh.port);
+      let routeToApp: (app: FastifyInstance) => void = () => {};
+      const appReady = new Promise<FastifyInstance>((resolve) => {
+        routeToApp = resolve;
+      });
+      servers = await listenOn(bindAddresses, config.mesh.port, (request, response) => {
+        void appReady.then((ready) => ready.routing(request, response));
+      });
       url = `http://${config.mesh.host}:${config.mesh.port}`;
       logger.info({ mesh: meshName, addresses: bindAddresses, port: config.mesh.port }, 'host listening');
+
       const meshUrl = prepared.agentMeshUrl(config.mesh.port);
-      const results = await Promise.allSettled(
+      const agentsStarted = Promise.allSettled(
         Object.keys(config.agents).map((agent) => startAgent(agent, meshUrl)),
       );
+      app = await createApp(operatorToken, registry);
+      await app.ready();
+      routeToApp(app);
+
+      const results = await agentsStarted;
       const failures = results.flatMap((result) =>
         result.status === 'rejected' ? [result.reason as Error] : [],
       );
@@ -176,6 +175,31 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       await stop();
       throw error;
     }
+  }
+
+  /** The fastify app and the LLM proxy, loaded on demand (they are most of the host's start-up). */
+  async function createApp(operatorToken: string, agents: AgentRegistry): Promise<FastifyInstance> {
+    const [{ createAgentClient, createHostServer }, { createLlmProxy }] = await Promise.all([
+      import('./server/index.js'),
+      import('./llm/index.js'),
+    ]);
+    const llm = createLlmProxy({
+      config,
+      env: options.env,
+      logger,
+      baseUrlOverrides: options.baseUrlOverrides,
+    });
+    return createHostServer({
+      logger,
+      tokens,
+      operatorToken,
+      registry: agents,
+      llm,
+      agentClient: createAgentClient(),
+      meshStatus: status,
+      selfFor,
+      onShutdown: requestShutdown,
+    });
   }
 
   function stop(): Promise<void> {
@@ -193,7 +217,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       await runtime
         .teardown(meshName)
         .catch((error: unknown) => logger.error({ err: error }, 'teardown failed'));
-      await Promise.all(extraServers.map(closeServer));
+      await Promise.all(servers.map(closeServer));
       await app?.close();
       store?.close();
       logger.info({ mesh: meshName }, 'mesh stopped');
@@ -212,38 +236,32 @@ function createRuntime(options: MeshHostOptions): AgentRuntime {
   });
 }
 
-/**
- * Listen on every address (fastify itself listens once: further addresses get a plain server routed
- * into the same app). A port in use becomes a clear error naming it. Resolves to the extra servers.
- */
-async function listenOn(app: FastifyInstance, addresses: string[], port: number): Promise<Server[]> {
-  const [first, ...rest] = addresses;
-  const extra: Server[] = [];
-  const inUse = (host: string, cause: unknown) =>
-    new OpenLegionError(
-      'MESH_PORT_IN_USE',
-      `port ${port} on ${host} is already in use (another openlegion host, or another program); stop it or set mesh.port in mesh.yaml`,
-      { cause },
-    );
-  try {
-    await app.listen({ host: first ?? '127.0.0.1', port });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw inUse(first ?? '127.0.0.1', error);
-    throw error;
-  }
-  for (const host of rest) {
-    const server = createServer((request, reply) => app.routing(request, reply));
+/** Listen on every address with `handler`; a port in use becomes a clear error naming it. */
+async function listenOn(
+  addresses: string[],
+  port: number,
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<Server[]> {
+  const servers: Server[] = [];
+  for (const host of addresses) {
+    const server = createServer(handler);
     server.listen(port, host);
     try {
       await once(server, 'listening');
     } catch (error) {
-      await Promise.all(extra.map(closeServer));
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw inUse(host, error);
+      await Promise.all(servers.map(closeServer));
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new OpenLegionError(
+          'MESH_PORT_IN_USE',
+          `port ${port} on ${host} is already in use (another openlegion host, or another program); stop it or set mesh.port in mesh.yaml`,
+          { cause: error },
+        );
+      }
       throw error;
     }
-    extra.push(server);
+    servers.push(server);
   }
-  return extra;
+  return servers;
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -1,13 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  createLogger,
-  createMeshHost,
-  type LoadedMeshConfig,
-  loadMeshConfig,
-  type StartProgress,
-} from '@openlegion/host';
+import { type LoadedMeshConfig, loadMeshConfig } from '@openlegion/host/config';
+import { createLogger, createMeshHost, type StartProgress } from '@openlegion/host/mesh';
 import type { MeshStatus } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
 import type { CliOutput } from '../cli-output.js';
