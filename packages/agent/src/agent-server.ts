@@ -41,19 +41,9 @@ export interface AgentServerDeps {
  * time per conversation; closing the server aborts the chats in flight.
  */
 
-/**
- * Bodies are parsed with zod, never with fastify's JSON schemas, so fastify need not build ajv and
- * fast-json-stringify at start-up (tens of ms per process, paid by every agent of a fleet).
- */
-const ZOD_ONLY_SCHEMA_CONTROLLER = {
-  compilersFactory: {
-    buildValidator: () => () => {
-      throw new Error('route JSON schemas are not used here: parse the body with zod');
-    },
-    buildSerializer: () => () => {
-      throw new Error('route JSON schemas are not used here: serialise with JSON.stringify');
-    },
-  },
+/** Bodies are parsed with zod, so fastify need not build ajv and fast-json-stringify at start-up. */
+const noJsonSchemas = () => () => {
+  throw new Error('route JSON schemas are not used here: parse with zod');
 };
 
 export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
@@ -63,7 +53,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: BODY_LIMIT_BYTES,
-    schemaController: ZOD_ONLY_SCHEMA_CONTROLLER,
+    schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
   });
 
   app.setNotFoundHandler(async (request, reply) =>
