@@ -1,4 +1,4 @@
-// fleet-start: wall time from `openlegion start` to all agents ready, for 1, 5 and 10 agents,
+// fleet-start: wall time from `openlegion start` (foreground) to all agents ready, for 1, 5 and 10 agents,
 // against starting as many bare containers of the same image (a trivial node HTTP server) at once,
 // in the same run. Also the idle memory of an agent container, and that Chromium is not running.
 import { execFile, spawn } from 'node:child_process';
@@ -25,7 +25,7 @@ const docker = new Dockerode();
 
 export async function main() {
   await exec('bash', [path.join(ROOT, 'scripts/build-agent-image.sh')], { cwd: ROOT });
-  const metrics = {};
+  const metrics = { start_command: 'openlegion start (foreground), spawn to its ready line' };
   for (const size of SIZES) {
     const bare = [];
     const openlegion = [];
@@ -76,13 +76,20 @@ agents:
 ${agents}
 `,
   );
+  // `openlegion start` in the foreground, as the README runs it: ms from spawn to its ready line.
   const began = performance.now();
-  await run(process.execPath, [CLI, 'start', '--detach', '--config', config]);
+  const host = spawn(process.execPath, [CLI, 'start', '--config', config], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise((resolve) => host.once('exit', resolve));
+  await untilOutput(host, new RegExp(`mesh ${mesh} ready`));
   const elapsed = performance.now() - began;
   try {
     if (memoryMetrics) Object.assign(memoryMetrics, await idleMemory(mesh));
   } finally {
-    await run(process.execPath, [CLI, 'stop', '--config', config]);
+    host.kill('SIGINT');
+    await exited;
     await removeVolumes(mesh);
   }
   return elapsed;
@@ -195,20 +202,18 @@ async function waitForHttp(url) {
   }
 }
 
-function run(command, args) {
+/** Resolve once the process prints a line matching `pattern`; reject if it exits first. */
+function untilOutput(child, pattern) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk) => {
+    const onData = (chunk) => {
       output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(output)
-        : reject(new Error(`${args.slice(1, 3).join(' ')} exited ${code}:\n${output}`)),
+      if (pattern.test(output)) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`openlegion start exited ${code} before ready:\n${output}`)),
     );
   });
 }

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, dockerAnswers, meshLeftovers } from './support/docker-cli.js';
+import { docker, dockerAnswers, meshLeftovers, removeMesh } from './support/docker-cli.js';
 import { freePort, writeMesh } from './support/e2e-mesh.js';
 import { REPO_ROOT, runCli } from './support/run-cli.js';
 
@@ -126,6 +126,7 @@ agents:
       expect(start.stdout).toContain('✗ sleepy failed');
       expect(await meshLeftovers(mesh.name)).toEqual({ containers: [], networks: [] });
       expect(await hostAnswers(mesh.port)).toBe(false);
+      await removeMesh(mesh.name); // the agent's data volume, which a real mesh keeps
     });
   });
 

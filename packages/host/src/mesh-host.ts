@@ -66,6 +66,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   let registry: AgentRegistry | undefined;
   let app: FastifyInstance | undefined;
   let servers: Server[] = [];
+  /** Container/process launches in flight: a stop during start-up waits for them, then stops all. */
+  const launches: Promise<RunningAgent>[] = [];
   let url = `http://${config.mesh.host}:${config.mesh.port}`;
   let stopped: Promise<void> | undefined;
   let requestShutdown: () => void = () => {};
@@ -101,11 +103,12 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       options.onProgress?.({ agent, phase, ms: Date.now() - began });
     const agentConfig = config.agents[agent];
     const model = resolveModel(config, agentConfig?.model ?? 'default');
+    throwIfStopped();
     const token = tokens.mint(agent);
     registry?.register({ name: agent, runtime: runtime.kind, model });
     progress('starting');
     try {
-      const running = await runtime.start({
+      const launch = runtime.start({
         mesh: meshName,
         agent,
         env: { AGENT_ID: agent, MESH_URL: meshUrl, MESH_TOKEN: token },
@@ -113,6 +116,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         image: config.runtime.image,
         dataDir: loaded.dataDir,
       });
+      launches.push(launch);
+      const running = await launch;
       registry?.setLocation(agent, { url: running.url, container: running.name });
       await registry?.waitForReady(agent, config.runtime.ready_timeout_ms);
       progress('ready');
@@ -143,7 +148,9 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       const operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
       const removed = await runtime.cleanupLeftovers(meshName);
       if (removed.length > 0) logger.warn({ removed }, 'removed leftovers of an earlier run');
+      throwIfStopped();
       const prepared = await runtime.prepare(meshName);
+      throwIfStopped();
       const bindAddresses = unique([config.mesh.host, ...prepared.hostBindAddresses]);
       let routeToApp: (app: FastifyInstance) => void = () => {};
       const appReady = new Promise<FastifyInstance>((resolve) => {
@@ -177,6 +184,11 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     }
   }
 
+  /** A stop during start-up (Ctrl-C) ends the start: nothing more is created after it. */
+  function throwIfStopped(): void {
+    if (stopped) throw new OpenLegionError('AGENT_START_FAILED', `mesh ${meshName} was stopped during start`);
+  }
+
   /** The fastify app and the LLM proxy, loaded on demand (they are most of the host's start-up). */
   async function createApp(operatorToken: string, agents: AgentRegistry): Promise<FastifyInstance> {
     const [{ createAgentClient, createHostServer }, { createLlmProxy }] = await Promise.all([
@@ -204,6 +216,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
 
   function stop(): Promise<void> {
     stopped ??= (async () => {
+      await Promise.allSettled(launches);
       for (const agent of registry?.list() ?? []) {
         if (agent.state !== 'failed') registry?.markStopping(agent.name);
       }

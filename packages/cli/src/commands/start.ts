@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LoadedMeshConfig, loadMeshConfig } from '@openlegion/host/config';
 import { createLogger, createMeshHost, type StartProgress } from '@openlegion/host/mesh';
-import type { MeshStatus } from '@openlegion/protocol';
+import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
 import type { CliOutput } from '../cli-output.js';
 import { startScriptedProviders } from '../scripted-providers.js';
@@ -20,8 +20,11 @@ export async function startMesh(options: StartOptions, output: CliOutput): Promi
   const say = options.detachedChild
     ? (text: string) => sendToParent({ type: 'line', text }, text)
     : output.out;
+  // Handlers go in before anything starts: until then Ctrl-C would kill the host outright and leave
+  // its agents running. A signal during start-up stops what was started.
+  const signalled = untilSignal();
   try {
-    const mesh = await launch(loaded, options.runtime ?? loaded.config.runtime.kind, say);
+    const mesh = await launch(loaded, options.runtime ?? loaded.config.runtime.kind, say, signalled);
     if (options.detachedChild) {
       sendToParent({ type: 'ready' });
       process.disconnect?.();
@@ -42,10 +45,19 @@ interface LaunchedMesh {
   stop: () => Promise<void>;
 }
 
+/** Settles with why the host should stop, on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('interrupted'));
+    process.once('SIGTERM', () => resolve('terminated'));
+  });
+}
+
 async function launch(
   loaded: LoadedMeshConfig,
   runtime: 'docker' | 'process',
   say: (text: string) => void,
+  signalled: Promise<string>,
 ): Promise<LaunchedMesh> {
   const { config } = loaded;
   mkdirSync(loaded.dataDir, { recursive: true });
@@ -69,22 +81,28 @@ async function launch(
     baseUrlOverrides: scripted.baseUrls,
     onProgress: (progress) => say(progressLine(progress)),
   });
+  let interrupted: string | undefined;
+  void signalled.then((reason) => {
+    interrupted = reason;
+    return host.stop(); // a no-op once the mesh has stopped; during start-up it ends the start
+  });
   let status: MeshStatus;
   try {
     status = await host.start();
   } catch (error) {
     await scripted.stop();
+    if (interrupted)
+      throw new OpenLegionError(
+        'AGENT_START_FAILED',
+        `${interrupted} during start; everything started was stopped`,
+        { cause: error },
+      );
     throw error;
   }
   say(`mesh ${status.mesh} ready: ${status.agents.length} agents, host ${status.url}\n`);
   say(`  try: pnpm openlegion send ${agents[0]} "hello"\n`);
   return {
-    untilShutdown: () =>
-      new Promise<string>((resolve) => {
-        process.once('SIGINT', () => resolve('interrupted'));
-        process.once('SIGTERM', () => resolve('terminated'));
-        void host.shutdownRequested.then(() => resolve('shutdown requested'));
-      }),
+    untilShutdown: () => Promise.race([signalled, host.shutdownRequested.then(() => 'shutdown requested')]),
     stop: async () => {
       await host.stop();
       await scripted.stop();
