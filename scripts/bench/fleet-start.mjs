@@ -57,7 +57,7 @@ export async function main() {
   return 0;
 }
 
-/** `openlegion start --detach` with `size` agents: ms from spawn to exit (all ready). */
+/** `openlegion start` (foreground) with `size` agents: ms from spawn to its ready line. */
 async function openlegionStart(size, memoryMetrics) {
   const dir = mkdtempSync(path.join(tmpdir(), 'ol-bench-'));
   const mesh = `bench-${Math.random().toString(36).slice(2, 7)}`;
