@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 setup_args=()
-for arg in "$@"; do [ "$arg" = "process" ] && setup_args=(--no-docker); done
+# Agents as local processes need no Docker engine or image: skip that part of the setup.
+prev=""
+for arg in "$@"; do
+  if [ "$arg" = "--runtime=process" ] || { [ "$prev" = "--runtime" ] && [ "$arg" = "process" ]; }; then
+    setup_args=(--no-docker)
+  fi
+  prev="$arg"
+done
 bash scripts/setup.sh "${setup_args[@]}"
 exec node packages/cli/dist/bin.js start "$@"
