@@ -53,9 +53,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('stop')
     .description('stop the running host and all its agents')
     .addOption(configOption())
-    .action((options: { config: string }) =>
-      run(async () => stopMesh(await connectToHost(options.config), output))(),
-    );
+    .action((options: { config: string }) => run(() => stopMesh(options.config, output))());
 
   program
     .command('status')

@@ -21,7 +21,13 @@ export {
   ProviderUnavailableError,
 } from './llm/index.js';
 export { createLogger, type LoggerOptions } from './logging/index.js';
-export { createMeshHost, type MeshHost, type MeshHostOptions, type StartProgress } from './mesh-host.js';
+export {
+  createMeshHost,
+  type MeshHost,
+  type MeshHostOptions,
+  removeCrashLeftovers,
+  type StartProgress,
+} from './mesh-host.js';
 export { type AgentRecord, AgentRegistry, toAgentInfo } from './registry/index.js';
 export {
   type AgentClient,

@@ -13,6 +13,7 @@ import {
   agentInstanceName,
   DockerRuntime,
   ProcessRuntime,
+  probeDockerEngine,
   type RunningAgent,
 } from './fleet/index.js';
 import { AgentRegistry, toAgentInfo } from './registry/index.js';
@@ -241,7 +242,24 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   return { start, stop, status, shutdownRequested };
 }
 
-function createRuntime(options: MeshHostOptions): AgentRuntime {
+/**
+ * Remove what a crashed host of this mesh left running (containers and network, or agent
+ * processes), for `openlegion stop` when no host answers. Agents' data volumes are kept.
+ * Looks in both runtimes: the crashed run may have used `--runtime` to override mesh.yaml.
+ */
+export async function removeCrashLeftovers(options: {
+  loaded: LoadedMeshConfig;
+  agentEntry: string;
+}): Promise<string[]> {
+  const mesh = options.loaded.config.mesh.name;
+  const processes = createRuntime({ ...options, runtime: 'process' });
+  const removed = await processes.cleanupLeftovers(mesh);
+  if ((await probeDockerEngine()).reachable)
+    removed.push(...(await new DockerRuntime().cleanupLeftovers(mesh)));
+  return removed;
+}
+
+function createRuntime(options: Pick<MeshHostOptions, 'runtime' | 'agentEntry' | 'loaded'>): AgentRuntime {
   if (options.runtime === 'docker') return new DockerRuntime();
   return new ProcessRuntime({
     agentEntry: options.agentEntry,

@@ -1,4 +1,10 @@
 // The lean entry the CLI's `start` uses: the host's composition without loading fastify up front
 // (createMeshHost loads the server itself once the agents are starting).
 export { createLogger, type LoggerOptions } from './logging/index.js';
-export { createMeshHost, type MeshHost, type MeshHostOptions, type StartProgress } from './mesh-host.js';
+export {
+  createMeshHost,
+  type MeshHost,
+  type MeshHostOptions,
+  removeCrashLeftovers,
+  type StartProgress,
+} from './mesh-host.js';

@@ -1,11 +1,28 @@
+import { fileURLToPath } from 'node:url';
+import { loadMeshConfig } from '@openlegion/host/config';
+import { OpenLegionError } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
-import { errorFromResponse, type HostConnection } from '../host-connection.js';
+import { connectToHost, errorFromResponse, type HostConnection } from '../host-connection.js';
 
 const STOP_WAIT_MS = 60_000;
+const AGENT_ENTRY = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url));
 
-/** `openlegion stop`: ask the host to stop its agents and exit, then wait until it is gone. */
-export async function stopMesh(host: HostConnection, output: CliOutput): Promise<number> {
-  const response = await host.request('POST', '/api/shutdown');
+/**
+ * `openlegion stop`: ask the host to stop its agents and exit, then wait until it is gone. When no
+ * host answers (it crashed, or was killed), remove what its run left behind instead.
+ */
+export async function stopMesh(configFile: string, output: CliOutput): Promise<number> {
+  let host: HostConnection;
+  let response: Response;
+  try {
+    host = await connectToHost(configFile);
+    response = await host.request('POST', '/api/shutdown');
+  } catch (error) {
+    if (error instanceof OpenLegionError && error.code === 'MESH_NOT_RUNNING') {
+      return await cleanUpAfterCrash(configFile, output);
+    }
+    throw error;
+  }
   if (!response.ok) throw await errorFromResponse(response);
   output.out(`stopping mesh ${host.mesh}…\n`);
   const deadline = Date.now() + STOP_WAIT_MS;
@@ -20,4 +37,20 @@ export async function stopMesh(host: HostConnection, output: CliOutput): Promise
   }
   output.err(`openlegion: the host at ${host.url} still answers after ${STOP_WAIT_MS / 1000}s\n`);
   return 1;
+}
+
+async function cleanUpAfterCrash(configFile: string, output: CliOutput): Promise<number> {
+  const loaded = await loadMeshConfig(configFile);
+  const mesh = loaded.config.mesh.name;
+  // Docker's client loads only here, where it is needed.
+  const { removeCrashLeftovers } = await import('@openlegion/host/mesh');
+  const removed = await removeCrashLeftovers({ loaded, agentEntry: AGENT_ENTRY });
+  if (removed.length === 0) {
+    output.out(`no host is running for mesh ${mesh}; nothing to stop\n`);
+  } else {
+    output.out(
+      `no host was running for mesh ${mesh}; removed what its last run left: ${removed.join(', ')}\n`,
+    );
+  }
+  return 0;
 }

@@ -39,6 +39,7 @@ interface AgentProcess {
 const LOOPBACK = '127.0.0.1';
 const DEFAULT_STOP_TIMEOUT_MS = 5_000;
 const DEFAULT_LOG_LINES = 200;
+const KILL_WAIT_MS = 3_000;
 
 /**
  * Agents as child processes of the host, listening on loopback. For machines without Docker:
@@ -70,6 +71,7 @@ export class ProcessRuntime implements AgentRuntime {
     for (const record of await this.#pidFiles.list(mesh)) {
       if (!this.#processes.has(record.name) && (await this.#isAgentProcess(record.pid))) {
         process.kill(record.pid, 'SIGKILL');
+        await this.#untilGone(record.pid);
         removed.push(record.name);
       }
       if (!this.#processes.has(record.name)) await this.#pidFiles.remove(record.name);
@@ -135,6 +137,14 @@ export class ProcessRuntime implements AgentRuntime {
   }
 
   /** Only kill a recorded pid if it still runs our agent entry (pids are reused). */
+  /** Wait for a killed process to die; a zombie (its cmdline is empty) counts as gone. */
+  async #untilGone(pid: number): Promise<void> {
+    const deadline = Date.now() + KILL_WAIT_MS;
+    while ((await this.#isAgentProcess(pid)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   async #isAgentProcess(pid: number): Promise<boolean> {
     const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     return commandLine.split('\0').includes(this.#agentEntry);
