@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { LoadedMeshConfig } from '@openlegion/host/config';
 import { OpenLegionError, providerKind } from '@openlegion/protocol';
+import { FAKE_LLM_BIN } from './workspace-paths.js';
 
-/** testkit's fake-llm process entry, next to this package in the workspace. */
-const FAKE_LLM_BIN = fileURLToPath(new URL('../../testkit/dist/fake-llm-bin.js', import.meta.url));
 const LISTENING_LINE = /fake-llm listening on (\S+)/;
 const START_TIMEOUT_MS = 10_000;
 

@@ -1,17 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type LoadedMeshConfig, loadMeshConfig } from '@openlegion/host/config';
 import { createLogger, createMeshHost, type StartProgress } from '@openlegion/host/mesh';
 import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
 import type { CliOutput } from '../cli-output.js';
 import { startScriptedProviders } from '../scripted-providers.js';
-
+import { AGENT_ENTRY } from '../workspace-paths.js';
 import type { DetachMessage, StartOptions } from './start-options.js';
-
-/** The agent runtime's entry, for `--runtime process` (the workspace keeps it beside this package). */
-const AGENT_ENTRY = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url));
 
 /** `openlegion start`: run the host in the foreground (or, with --detach, in the background). */
 export async function startMesh(options: StartOptions, output: CliOutput): Promise<number> {

@@ -1,11 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { loadMeshConfig } from '@openlegion/host/config';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
 import { connectToHost, errorFromResponse, type HostConnection } from '../host-connection.js';
+import { AGENT_ENTRY } from '../workspace-paths.js';
 
 const STOP_WAIT_MS = 60_000;
-const AGENT_ENTRY = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url));
 
 /**
  * `openlegion stop`: ask the host to stop its agents and exit, then wait until it is gone. When no
