@@ -1,4 +1,13 @@
 export {
+  type AgentTool,
+  TOOL_GROUPS,
+  type ToolContent,
+  type ToolContext,
+  type ToolGroup,
+  type ToolResult,
+  textResult,
+} from './agent-tool.js';
+export {
   type AgentSelf,
   type AgentState,
   type AgentStatus,
