@@ -5,6 +5,7 @@ const packages = ['protocol', 'testkit', 'host', 'agent', 'cli'];
 const source = (file: string) => fileURLToPath(new URL(`./packages/${file}`, import.meta.url));
 // Tests run from source: each workspace package (and subpath export) resolves to its src/.
 const alias = [
+  { find: /^@openlegion\/infra\/([a-z-]+)$/, replacement: source('infra/src/$1/index.ts') },
   { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
   { find: /^@openlegion\/host\/mesh$/, replacement: source('host/src/mesh.ts') },
   ...packages.map((name) => ({

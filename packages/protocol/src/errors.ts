@@ -57,6 +57,11 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'the agent runtime (Docker engine) is not available',
   },
+  STORE_SCHEMA_NEWER: {
+    retryable: false,
+    status: 500,
+    summary: 'a database file has a newer schema than this code knows; upgrade openlegion',
+  },
   INTERNAL: { retryable: false, status: 500, summary: 'an unexpected fault; see the host log' },
 } as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;
 
