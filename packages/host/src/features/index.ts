@@ -1,0 +1,1 @@
+export type { FeatureContext, HostFeature } from './host-feature.js';

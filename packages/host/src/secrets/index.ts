@@ -1,0 +1,7 @@
+export {
+  environmentSecrets,
+  parseSecretReference,
+  requireSecret,
+  type SecretReference,
+  type SecretSource,
+} from './secret-source.js';

@@ -1,0 +1,87 @@
+import { FakeClock } from '@openlegion/infra/clock';
+import { migrate, openDatabase } from '@openlegion/infra/sqlite';
+import { type MeshConfig, type MeshConfigInput, meshConfigSchema } from '@openlegion/protocol';
+import type { FastifyInstance } from 'fastify';
+import { TokenRegistry } from '../src/auth/index.js';
+import type { FeatureContext, HostFeature } from '../src/features/index.js';
+import { createLogger } from '../src/logging/index.js';
+import { environmentSecrets, type SecretSource } from '../src/secrets/index.js';
+import { buildHostApp } from '../src/server/build-host-app.js';
+
+export const TEST_OPERATOR_TOKEN = 'operator-token-for-tests';
+
+/** Two agents and one provider whose key comes from the environment. */
+export const DEFAULT_TEST_CONFIG: MeshConfigInput = {
+  llm: { providers: { openai: { api_key: 'env:OPENAI_API_KEY' } } },
+  agents: { a: {}, b: {} },
+};
+
+export interface FeatureTestHost {
+  app: FastifyInstance;
+  context: FeatureContext;
+  clock: FakeClock;
+  tokens: TokenRegistry;
+  /** A bearer header for an agent of the config (its token is minted on first use). */
+  agentAuth(agent: string): { authorization: string };
+  operatorAuth: { authorization: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * Features under test in a real host app (fastify, auth, error bodies) over an in-memory mesh.db,
+ * with a fake clock. Requests go through `app.inject`, or `app.listen` for real HTTP.
+ *
+ * @example
+ * const host = await startFeatureTestHost([blackboardFeature()], { agents: { a: {} } });
+ * const res = await host.app.inject({ method: 'GET', url: '/mesh/blackboard/x', headers: host.agentAuth('a') });
+ */
+export async function startFeatureTestHost(
+  features: readonly HostFeature[],
+  config: MeshConfigInput | MeshConfig = DEFAULT_TEST_CONFIG,
+  options: { secrets?: SecretSource; dataDir?: string; clock?: FakeClock } = {},
+): Promise<FeatureTestHost> {
+  const db = openDatabase(':memory:');
+  migrate(
+    db,
+    features.flatMap((feature) =>
+      feature.migrations ? [{ feature: feature.name, steps: feature.migrations }] : [],
+    ),
+  );
+  const clock = options.clock ?? new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
+  const controller = new AbortController();
+  const logger = createLogger({ level: 'silent' });
+  const dataDir = options.dataDir ?? '/nonexistent-data-dir';
+  const context: FeatureContext = {
+    config: meshConfigSchema.parse(config),
+    dataDir,
+    resolvePath: (relative) => `${dataDir}/${relative}`,
+    db,
+    clock,
+    logger,
+    secrets: options.secrets ?? environmentSecrets({}),
+    signal: controller.signal,
+  };
+  const tokens = new TokenRegistry();
+  for (const feature of features) await feature.start?.(context);
+  const app = await buildHostApp({
+    logger,
+    auth: { tokens, operatorToken: TEST_OPERATOR_TOKEN },
+    features,
+    context,
+  });
+  await app.ready();
+  return {
+    app,
+    context,
+    clock,
+    tokens,
+    agentAuth: (agent) => ({ authorization: `Bearer ${tokens.tokenFor(agent) ?? tokens.mint(agent)}` }),
+    operatorAuth: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
+    async stop() {
+      controller.abort();
+      await app.close();
+      for (const feature of [...features].reverse()) await feature.stop?.();
+      db.close();
+    },
+  };
+}
