@@ -17,6 +17,7 @@ import {
   type RunningAgent,
 } from './fleet/index.js';
 import { AgentRegistry, toAgentInfo } from './registry/index.js';
+import { environmentSecrets } from './secrets/index.js';
 import { openStore, type Store } from './store/index.js';
 import { HOST_VERSION } from './version.js';
 
@@ -198,7 +199,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     ]);
     const llm = createLlmProxy({
       config,
-      env: options.env,
+      secrets: environmentSecrets(options.env),
       logger,
       baseUrlOverrides: options.baseUrlOverrides,
     });

@@ -1,3 +1,4 @@
+export { type LlmFeatureOptions, llmFeature } from './llm-feature.js';
 export {
   createLlmProxy,
   type LlmCallContext,

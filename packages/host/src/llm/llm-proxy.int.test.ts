@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TokenRegistry } from '../auth/index.js';
 import { createLogger } from '../logging/index.js';
 import { AgentRegistry } from '../registry/index.js';
+import { environmentSecrets } from '../secrets/index.js';
 import { createAgentClient, createHostServer } from '../server/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { createLlmProxy } from './index.js';
@@ -56,7 +57,7 @@ describe('LLM proxy through the host', () => {
       registry: new AgentRegistry({ store }),
       llm: createLlmProxy({
         config,
-        env: { OPENAI_API_KEY: PROVIDER_KEY },
+        secrets: environmentSecrets({ OPENAI_API_KEY: PROVIDER_KEY }),
         logger,
         baseUrlOverrides: { openai: fakeLlm.url },
       }),

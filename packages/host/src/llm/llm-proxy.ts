@@ -1,5 +1,6 @@
 import { type MeshConfig, OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
+import type { SecretSource } from '../secrets/index.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
 import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
@@ -18,8 +19,8 @@ export interface LlmCallContext {
 
 export interface LlmProxyOptions {
   config: MeshConfig;
-  /** Where provider keys (`vault:NAME`, `env:NAME`) are read for now. */
-  env: NodeJS.ProcessEnv;
+  /** Where provider keys (`vault:NAME`, `env:NAME`) are looked up. */
+  secrets: SecretSource;
   fetch?: typeof fetch;
   logger: Logger;
   baseUrlOverrides?: Record<string, string>;

@@ -5,6 +5,7 @@ import {
   OpenLegionError,
 } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
+import { environmentSecrets } from '../secrets/index.js';
 import { resolveUpstreamModel } from './index.js';
 
 const input: MeshConfigInput = {
@@ -22,7 +23,7 @@ const input: MeshConfigInput = {
   agents: { a: {} },
 };
 const config: MeshConfig = meshConfigSchema.parse(input);
-const env = { OPENAI_API_KEY: 'sk-openai-test', ANTHROPIC_API_KEY: 'sk-ant-test' };
+const secrets = environmentSecrets({ OPENAI_API_KEY: 'sk-openai-test', ANTHROPIC_API_KEY: 'sk-ant-test' });
 
 function caught(run: () => unknown): OpenLegionError {
   try {
@@ -36,7 +37,7 @@ function caught(run: () => unknown): OpenLegionError {
 
 describe('resolveUpstreamModel', () => {
   it('resolves a tier to its configured provider/model', () => {
-    expect(resolveUpstreamModel({ config, env }, 'fast')).toEqual({
+    expect(resolveUpstreamModel({ config, secrets }, 'fast')).toEqual({
       provider: 'openai',
       kind: 'openai',
       model: 'openai/gpt-4.1-nano',
@@ -47,11 +48,11 @@ describe('resolveUpstreamModel', () => {
   });
 
   it('resolves a tier without its own model to the default model', () => {
-    expect(resolveUpstreamModel({ config, env }, 'default').model).toBe('openai/gpt-4.1-mini');
+    expect(resolveUpstreamModel({ config, secrets }, 'default').model).toBe('openai/gpt-4.1-mini');
   });
 
   it("uses anthropic's OpenAI-compatible endpoint with the key from an env: reference", () => {
-    const resolved = resolveUpstreamModel({ config, env }, 'complex');
+    const resolved = resolveUpstreamModel({ config, secrets }, 'complex');
     expect(resolved).toMatchObject({
       baseUrl: 'https://api.anthropic.com/v1',
       apiKey: 'sk-ant-test',
@@ -60,40 +61,47 @@ describe('resolveUpstreamModel', () => {
   });
 
   it('keeps every "/" after the provider in the upstream model name', () => {
-    expect(resolveUpstreamModel({ config, env }, 'local/org/model:7b').upstreamModel).toBe('org/model:7b');
+    expect(resolveUpstreamModel({ config, secrets }, 'local/org/model:7b').upstreamModel).toBe(
+      'org/model:7b',
+    );
   });
 
   it('calls ollama locally without a key', () => {
-    const resolved = resolveUpstreamModel({ config, env }, 'ollama/llama3.1');
+    const resolved = resolveUpstreamModel({ config, secrets }, 'ollama/llama3.1');
     expect(resolved.baseUrl).toBe('http://127.0.0.1:11434/v1');
     expect(resolved.apiKey).toBeUndefined();
   });
 
   it('strips the trailing "/" of a configured base URL', () => {
-    expect(resolveUpstreamModel({ config, env }, 'local/m').baseUrl).toBe('http://127.0.0.1:9999/v1');
+    expect(resolveUpstreamModel({ config, secrets }, 'local/m').baseUrl).toBe('http://127.0.0.1:9999/v1');
   });
 
   it('sends a scripted provider to the URL of its running fake LLM', () => {
     const resolved = resolveUpstreamModel(
-      { config, env, baseUrlOverrides: { demo: 'http://127.0.0.1:4567/v1' } },
+      { config, secrets, baseUrlOverrides: { demo: 'http://127.0.0.1:4567/v1' } },
       'demo/gpt-test',
     );
     expect(resolved).toMatchObject({ kind: 'scripted', baseUrl: 'http://127.0.0.1:4567/v1' });
   });
 
   it('refuses a scripted provider whose fake LLM is not running', () => {
-    expect(caught(() => resolveUpstreamModel({ config, env }, 'demo/gpt-test')).code).toBe('CONFIG_INVALID');
+    expect(caught(() => resolveUpstreamModel({ config, secrets }, 'demo/gpt-test')).code).toBe(
+      'CONFIG_INVALID',
+    );
   });
 
   it('names the configured providers when the provider is unknown', () => {
-    const error = caught(() => resolveUpstreamModel({ config, env }, 'mistral/large'));
+    const error = caught(() => resolveUpstreamModel({ config, secrets }, 'mistral/large'));
     expect(error.code).toBe('LLM_PROVIDER_UNKNOWN');
     expect(error.message).toContain('configured: anthropic, demo, local, ollama, openai');
   });
 
   it('names the missing variable, never a value, when the key is not set', () => {
     const error = caught(() =>
-      resolveUpstreamModel({ config, env: { ANTHROPIC_API_KEY: 'sk-ant-test' } }, 'fast'),
+      resolveUpstreamModel(
+        { config, secrets: environmentSecrets({ ANTHROPIC_API_KEY: 'sk-ant-test' }) },
+        'fast',
+      ),
     );
     expect(error.code).toBe('LLM_PROVIDER_KEY_MISSING');
     expect(error.message).toContain('OPENAI_API_KEY');
@@ -101,7 +109,7 @@ describe('resolveUpstreamModel', () => {
   });
 
   it('rejects a model that is neither a tier nor provider/model', () => {
-    const error = caught(() => resolveUpstreamModel({ config, env }, 'gpt-4'));
+    const error = caught(() => resolveUpstreamModel({ config, secrets }, 'gpt-4'));
     expect(error.code).toBe('LLM_MODEL_INVALID');
     expect(error.message).toContain('"gpt-4"');
   });

@@ -6,6 +6,7 @@ import {
   resolveModel,
   TIER_NAMES,
 } from '@openlegion/protocol';
+import { requireSecret, type SecretSource } from '../secrets/index.js';
 
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
@@ -36,8 +37,8 @@ const PROVIDER_MODEL = /^([a-z0-9][a-z0-9_-]*)\/(.+)$/i;
 
 export interface ModelResolverOptions {
   config: MeshConfig;
-  /** Where `vault:NAME` and `env:NAME` key references are read for now. */
-  env: NodeJS.ProcessEnv;
+  /** Where `vault:NAME` and `env:NAME` key references are looked up. */
+  secrets: SecretSource;
   /** Base URLs that win over mesh.yaml, by provider name (the fake LLM a scripted provider runs). */
   baseUrlOverrides?: Record<string, string>;
 }
@@ -83,7 +84,7 @@ export function resolveUpstreamModel(options: ModelResolverOptions, model: strin
       },
     );
   }
-  const apiKey = readApiKey(provider, kind, providerConfig.api_key, options.env);
+  const apiKey = readApiKey(provider, kind, providerConfig.api_key, options.secrets);
   const resolved: ResolvedModel = {
     provider,
     kind,
@@ -100,7 +101,7 @@ function readApiKey(
   provider: string,
   kind: ProviderKind,
   reference: string | undefined,
-  env: NodeJS.ProcessEnv,
+  secrets: SecretSource,
 ): string | undefined {
   if (reference === undefined) {
     if (!KEY_REQUIRED_KINDS.has(kind)) return undefined;
@@ -111,14 +112,16 @@ function readApiKey(
       { details: { provider } },
     );
   }
-  const variable = reference.slice(reference.indexOf(':') + 1);
-  const value = env[variable];
-  if (!value) {
-    throw new OpenLegionError(
-      'LLM_PROVIDER_KEY_MISSING',
-      `the key of provider "${provider}" is not set: export ${variable} in the host environment`,
-      { details: { provider, variable } },
-    );
-  }
-  return value;
+  return requireSecret(
+    secrets,
+    reference,
+    (hint) =>
+      new OpenLegionError(
+        'LLM_PROVIDER_KEY_MISSING',
+        `the key of provider "${provider}" is not set: ${hint}`,
+        {
+          details: { provider, reference },
+        },
+      ),
+  );
 }

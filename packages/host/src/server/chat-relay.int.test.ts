@@ -7,6 +7,7 @@ import { TokenRegistry } from '../auth/index.js';
 import { createLlmProxy } from '../llm/index.js';
 import { createLogger } from '../logging/index.js';
 import { AgentRegistry } from '../registry/index.js';
+import { environmentSecrets } from '../secrets/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { createAgentClient, createHostServer } from './index.js';
 
@@ -80,7 +81,7 @@ describe('chat relay through the host', () => {
       tokens,
       operatorToken: OPERATOR_TOKEN,
       registry,
-      llm: createLlmProxy({ config, env: {}, logger }),
+      llm: createLlmProxy({ config, secrets: environmentSecrets({}), logger }),
       agentClient: createAgentClient(),
       meshStatus: () => {
         throw new Error('not used');

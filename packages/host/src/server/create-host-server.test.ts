@@ -5,6 +5,7 @@ import { TokenRegistry } from '../auth/index.js';
 import { createLlmProxy } from '../llm/index.js';
 import { createLogger } from '../logging/index.js';
 import { AgentRegistry } from '../registry/index.js';
+import { environmentSecrets } from '../secrets/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { createAgentClient, createHostServer } from './index.js';
 
@@ -55,7 +56,7 @@ describe('createHostServer', () => {
       tokens,
       operatorToken: OPERATOR_TOKEN,
       registry,
-      llm: createLlmProxy({ config, env: {}, logger }),
+      llm: createLlmProxy({ config, secrets: environmentSecrets({}), logger }),
       agentClient: createAgentClient(),
       meshStatus: () => status,
       selfFor: (agent) => {

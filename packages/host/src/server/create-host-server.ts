@@ -3,10 +3,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { registerRouteAuth, type TokenRegistry } from '../auth/index.js';
 import type { LlmProxy } from '../llm/index.js';
+import { registerLlmRoutes } from '../llm/llm-routes.js';
 import type { AgentRegistry } from '../registry/index.js';
 import type { AgentClient } from './agent-client.js';
 import { registerErrorHandling } from './error-handling.js';
-import { registerLlmRoutes } from './llm-routes.js';
 import { registerMeshRoutes } from './mesh-routes.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 

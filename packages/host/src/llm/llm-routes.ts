@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { chatCompletionBodySchema, embeddingsBodySchema, type LlmProxy } from '../llm/index.js';
-import { abortOnClientClose } from './client-abort.js';
-import { parseRequest } from './parse-request.js';
-import { sendUpstream } from './upstream-reply.js';
+import { abortOnClientClose } from '../server/client-abort.js';
+import { parseRequest } from '../server/parse-request.js';
+import { sendUpstream } from '../server/upstream-reply.js';
+import { chatCompletionBodySchema, embeddingsBodySchema, type LlmProxy } from './index.js';
 
 /** The OpenAI-compatible routes: any OpenAI client pointed at `<host>/v1` works unchanged. */
 export function registerLlmRoutes(app: FastifyInstance, llm: LlmProxy): void {

@@ -1,0 +1,26 @@
+import type { HostFeature } from '../features/index.js';
+import { createLlmProxy, type LlmProxy } from './llm-proxy.js';
+import { registerLlmRoutes } from './llm-routes.js';
+
+export interface LlmFeatureOptions {
+  /** Base URLs that win over mesh.yaml, by provider name (the loopback servers of scripted providers). */
+  baseUrlOverrides?: Record<string, string>;
+  fetch?: typeof fetch;
+}
+
+/** The OpenAI-compatible LLM proxy (`/v1/*`) as a host feature. */
+export function llmFeature(options: LlmFeatureOptions = {}): HostFeature {
+  let proxy: LlmProxy | undefined;
+  return {
+    name: 'llm',
+    routes(app, context) {
+      proxy ??= createLlmProxy({
+        config: context.config,
+        secrets: context.secrets,
+        logger: context.logger,
+        ...options,
+      });
+      registerLlmRoutes(app, proxy);
+    },
+  };
+}
