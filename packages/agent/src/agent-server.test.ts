@@ -146,7 +146,7 @@ describe('createAgentServer', () => {
       payload: { message: 'hi' },
     });
     expect(response.headers['content-type']).toContain('text/event-stream');
-    expect(parseSseEvents(response.body)).toEqual([
+    expect(await parseSseEvents(response.body)).toEqual([
       { type: 'text_delta', text: 'ok' },
       { type: 'done', conversation_id: 'default', text: 'ok' },
     ]);
@@ -194,7 +194,7 @@ describe('createAgentServer', () => {
       headers: AUTH,
       payload: { message: 'hi' },
     });
-    expect(parseSseEvents(response.body)).toEqual([
+    expect(await parseSseEvents(response.body)).toEqual([
       { type: 'error', code: 'INTERNAL', message: 'unexpected fault; see the agent log', retryable: false },
     ]);
   });

@@ -1,17 +1,18 @@
+import { parseRequest, registerErrorHandling } from '@openlegion/infra/http';
+import { openSseResponse } from '@openlegion/infra/sse';
 import {
   type AgentSelf,
   type AgentStatus,
+  type ChatEvent,
   chatRequestSchema,
-  errorBody,
+  formatSseEvent,
   OpenLegionError,
 } from '@openlegion/protocol';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import type { z } from 'zod';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AgentEnv } from './agent-env.js';
 import { bearerAuth } from './bearer-auth.js';
 import type { ChatLoop } from './chat-loop.js';
 import type { ConversationStore } from './conversation-store.js';
-import { openSseStream } from './sse-stream.js';
 
 /** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -56,17 +57,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
   });
 
-  app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url}`)),
-  );
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    if (error instanceof OpenLegionError) return reply.code(error.status).send(error.toJSON());
-    if (error.statusCode !== undefined && error.statusCode < 500) {
-      return reply.code(error.statusCode).send(errorBody('REQUEST_INVALID', error.message));
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send(errorBody('INTERNAL', 'unexpected fault; see the agent log'));
-  });
+  registerErrorHandling(app, { logName: 'agent' });
   app.addHook('preClose', async () => {
     for (const controller of activeChats.values()) controller.abort();
   });
@@ -86,9 +77,10 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
   app.register(async (authed) => {
     authed.addHook('onRequest', bearerAuth(deps.env.MESH_TOKEN));
     authed.post('/chat', async (request, reply) => {
-      const parsed = chatRequestSchema.safeParse(request.body ?? {});
-      if (!parsed.success) throw requestInvalid(parsed.error);
-      const { message, conversation_id: conversationId } = parsed.data;
+      const { message, conversation_id: conversationId } = parseRequest(
+        chatRequestSchema,
+        request.body ?? {},
+      );
       const agent = deps.ready();
       if (agent === undefined) throw new OpenLegionError('AGENT_NOT_READY', 'the agent is still starting');
       if (activeChats.has(conversationId)) {
@@ -99,12 +91,14 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
       }
       const controller = new AbortController();
       activeChats.set(conversationId, controller);
-      const stream = openSseStream(reply, controller);
+      reply.hijack();
+      const stream = openSseResponse(reply.raw, controller);
+      const emit = (event: ChatEvent) => stream.send(formatSseEvent(event));
       try {
-        await agent.chat.runChat({ message, conversationId }, stream.emit, stream.signal);
+        await agent.chat.runChat({ message, conversationId }, emit, stream.signal);
       } catch (error) {
         request.log.error({ err: error }, 'chat failed');
-        stream.emit({
+        emit({
           type: 'error',
           code: 'INTERNAL',
           message: 'unexpected fault; see the agent log',
@@ -118,10 +112,4 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
   });
 
   return app;
-}
-
-/** `REQUEST_INVALID` naming each failing field: `message: message must not be empty`. */
-function requestInvalid(error: z.ZodError): OpenLegionError {
-  const problems = error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
-  return new OpenLegionError('REQUEST_INVALID', problems.join('; '), { cause: error });
 }

@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentSelf } from '@openlegion/protocol';
-import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
+import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postChat } from '../test/sse-events.js';
-import { type StandInHost, startStandInHost } from '../test/stand-in-host.js';
 import { parseAgentEnv } from './agent-env.js';
 import { type RunningAgent, startAgent } from './start-agent.js';
 
@@ -40,7 +39,7 @@ interface LlmRequestBody {
 
 describe('agent (in process, stand-in host, fake LLM)', () => {
   let llm: FakeLlm;
-  let host: StandInHost;
+  let host: FakeMeshHost;
   let dataDir: string;
   let agent: RunningAgent;
 
@@ -66,7 +65,7 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
 
   beforeEach(async () => {
     llm = await startFakeLlm({ script });
-    host = await startStandInHost({ self, token: TOKEN, llmUrl: llm.url });
+    host = await startFakeMeshHost({ agents: new Map([[TOKEN, self]]), llmUrl: llm.url });
     dataDir = mkdtempSync(join(tmpdir(), 'agent-int-'));
     agent = await start();
   });
@@ -78,7 +77,7 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
   });
 
   it('reports ready to the host with its version and url', async () => {
-    expect(await host.ready).toEqual({ version: '1.2.3', url: agent.url });
+    expect(await host.readyOf(TOKEN)).toEqual({ version: '1.2.3', url: agent.url });
   });
 
   it('streams several text deltas, then usage, then done with the full text', async () => {

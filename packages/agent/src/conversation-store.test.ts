@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase } from '@openlegion/infra/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationStore } from './conversation-store.js';
 
@@ -56,5 +57,30 @@ describe('ConversationStore', () => {
     other.append('c', [{ role: 'user', content: 'x' }]);
     expect(other.conversationCount()).toBe(1);
     other.close();
+  });
+
+  it('keeps the messages of a store made before per-feature migrations (user_version 1)', () => {
+    const legacyDir = join(dataDir, 'legacy');
+    const db = openDatabase(join(legacyDir, 'agent.db'));
+    db.exec(`CREATE TABLE messages (conversation_id TEXT NOT NULL, seq INTEGER NOT NULL,
+      role TEXT NOT NULL CHECK (role IN ('user', 'assistant')), content TEXT NOT NULL,
+      created_at TEXT NOT NULL, PRIMARY KEY (conversation_id, seq)) WITHOUT ROWID`);
+    db.prepare("INSERT INTO messages VALUES ('c', 1, 'user', 'from before', '2026-01-01')").run();
+    db.pragma('user_version = 1');
+    db.close();
+    const upgraded = ConversationStore.open(legacyDir);
+    expect(upgraded.list('c')).toEqual([{ role: 'user', content: 'from before' }]);
+    upgraded.close();
+  });
+
+  it('refuses a store written by a newer agent, naming the file', () => {
+    store.close();
+    const db = openDatabase(join(dataDir, 'agent.db'));
+    db.prepare("UPDATE schema_migrations SET version = 99 WHERE feature = 'conversations'").run();
+    db.close();
+    expect(() => ConversationStore.open(dataDir)).toThrow(
+      /agent\.db has schema version 99 for "conversations"/,
+    );
+    store = ConversationStore.open(join(dataDir, 'fresh'));
   });
 });

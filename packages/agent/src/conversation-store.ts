@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { type Database, migrate, openDatabase, transaction } from '@openlegion/infra/sqlite';
 
 export type StoredRole = 'user' | 'assistant';
 
@@ -10,8 +9,8 @@ export interface StoredMessage {
   content: string;
 }
 
-/** Schema steps; `PRAGMA user_version` records how many have run. Append only, never edit. */
-const MIGRATIONS: readonly string[] = [
+/** Schema steps of the conversations table. Append only, never edit a step that shipped. */
+const CONVERSATION_MIGRATIONS: readonly string[] = [
   `CREATE TABLE messages (
      conversation_id TEXT NOT NULL,
      seq INTEGER NOT NULL,
@@ -24,21 +23,24 @@ const MIGRATIONS: readonly string[] = [
 
 /** The agent's conversations in SQLite at `<dataDir>/agent.db`; survives container restarts. */
 export class ConversationStore {
-  readonly #db: Database.Database;
+  readonly #db: Database;
   readonly #now: () => Date;
 
-  private constructor(db: Database.Database, now: () => Date) {
+  private constructor(db: Database, now: () => Date) {
     this.#db = db;
     this.#now = now;
   }
 
   /** Open (creating the directory and database when needed) and migrate the store. */
   static open(dataDir: string, options: { now?: () => Date } = {}): ConversationStore {
-    mkdirSync(dataDir, { recursive: true });
-    const db = new Database(join(dataDir, 'agent.db'));
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    migrate(db);
+    const db = openDatabase(join(dataDir, 'agent.db'));
+    try {
+      // Stores made before per-feature tracking kept this schema's version in user_version.
+      migrate(db, [{ feature: 'conversations', steps: CONVERSATION_MIGRATIONS, adoptsUserVersion: true }]);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     return new ConversationStore(db, options.now ?? (() => new Date()));
   }
 
@@ -50,12 +52,12 @@ export class ConversationStore {
     const insert = this.#db.prepare(
       'INSERT INTO messages (conversation_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?)',
     );
-    this.#db.transaction(() => {
+    transaction(this.#db, () => {
       let seq = nextSeq.get(conversationId)?.next ?? 1;
       const createdAt = this.#now().toISOString();
       for (const message of messages)
         insert.run(conversationId, seq++, message.role, message.content, createdAt);
-    })();
+    });
   }
 
   /** Every message of a conversation, oldest first; empty for an unknown conversation. */
@@ -78,14 +80,4 @@ export class ConversationStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
-}
-
-function migrate(db: Database.Database): void {
-  const applied = Number(db.pragma('user_version', { simple: true }));
-  db.transaction(() => {
-    MIGRATIONS.slice(applied).forEach((sql, index) => {
-      db.exec(sql);
-      db.pragma(`user_version = ${applied + index + 1}`);
-    });
-  })();
 }

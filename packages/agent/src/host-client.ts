@@ -1,11 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import {
-  type AgentSelf,
-  agentSelfSchema,
-  errorBodySchema,
-  isErrorCode,
-  OpenLegionError,
-} from '@openlegion/protocol';
+import { errorFromBody } from '@openlegion/infra/http';
+import { type AgentSelf, agentSelfSchema, OpenLegionError } from '@openlegion/protocol';
 
 /**
  * Per-attempt limit. The host answers from memory, but during a fleet start it may still be loading
@@ -103,17 +98,13 @@ async function requestOnce(
   const json = parseJson(text);
   if (response.status >= 200 && response.status < 300) return { ok: true, json };
   const transient = response.status === 429 || response.status >= 500;
-  const hostError = errorBodySchema.safeParse(json);
-  if (hostError.success && isErrorCode(hostError.data.error.code)) {
-    const { code, message } = hostError.data.error;
-    return {
-      ok: false,
-      error: new OpenLegionError(code, `${target}: ${response.status} ${message}`),
-      transient,
-    };
-  }
-  const message = `${target}: ${response.status} ${text.slice(0, 200)}`;
-  return { ok: false, error: new OpenLegionError('INTERNAL', message), transient };
+  const error = errorFromBody(
+    response.status,
+    text,
+    (status) => new OpenLegionError('INTERNAL', `${target}: ${status} ${text.slice(0, 200)}`),
+    `${target}: ${response.status} `,
+  );
+  return { ok: false, error, transient };
 }
 
 /**

@@ -1,5 +1,4 @@
 export { type AgentEnv, parseAgentEnv } from './agent-env.js';
-export { createAgentLogger, REDACTED_LOG_PATHS } from './agent-logger.js';
 export { type AgentServerDeps, createAgentServer, type ReadyAgent } from './agent-server.js';
 export { readAgentVersion } from './agent-version.js';
 export {

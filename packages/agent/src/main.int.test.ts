@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AgentSelf, agentReadyRequestSchema, agentStatusSchema } from '@openlegion/protocol';
-import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
+import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postChat } from '../test/sse-events.js';
-import { type StandInHost, startStandInHost } from '../test/stand-in-host.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const mainJs = join(repoRoot, 'packages/agent/dist/main.js');
@@ -38,7 +37,7 @@ function spawnAgent(env: Record<string, string>): AgentProcess {
 
 describe('node packages/agent/dist/main.js', () => {
   let llm: FakeLlm;
-  let host: StandInHost;
+  let host: FakeMeshHost;
   let dataDir: string;
   let agent: AgentProcess | undefined;
 
@@ -47,7 +46,7 @@ describe('node packages/agent/dist/main.js', () => {
   });
   beforeEach(async () => {
     llm = await startFakeLlm({ script: { models: [self.model], default: { text: 'hello from main' } } });
-    host = await startStandInHost({ self, token: TOKEN, llmUrl: llm.url });
+    host = await startFakeMeshHost({ agents: new Map([[TOKEN, self]]), llmUrl: llm.url });
     dataDir = mkdtempSync(join(tmpdir(), 'agent-main-'));
   });
   afterEach(async () => {
@@ -71,7 +70,7 @@ describe('node packages/agent/dist/main.js', () => {
 
   it('reports ready to the host and answers /status', async () => {
     agent = startAgent();
-    const { url } = readySchema.parse(await host.ready);
+    const { url } = readySchema.parse(await host.readyOf(TOKEN));
     const readyMs = Math.round(performance.now() - agent.spawnedMs);
     console.info(`agent main.js: spawn to POST /mesh/ready in ${readyMs} ms`);
     const status = agentStatusSchema.parse(await (await fetch(`${url}/status`)).json());
@@ -85,14 +84,14 @@ describe('node packages/agent/dist/main.js', () => {
 
   it('answers a chat', async () => {
     agent = startAgent();
-    const { url } = readySchema.parse(await host.ready);
+    const { url } = readySchema.parse(await host.readyOf(TOKEN));
     const { events } = await postChat(url, TOKEN, { message: 'hi' });
     expect(events.at(-1)).toEqual({ type: 'done', conversation_id: 'default', text: 'hello from main' });
   });
 
   it('exits 0 on SIGTERM', async () => {
     agent = startAgent();
-    await host.ready;
+    await host.readyOf(TOKEN);
     agent.kill('SIGTERM');
     expect((await agent.exited).code).toBe(0);
   });

@@ -1,6 +1,6 @@
+import { createLogger } from '@openlegion/infra/log';
 import { OpenLegionError } from '@openlegion/protocol';
 import { type AgentEnv, parseAgentEnv } from './agent-env.js';
-import { createAgentLogger } from './agent-logger.js';
 import { readAgentVersion } from './agent-version.js';
 import { type RunningAgent, startAgent } from './start-agent.js';
 
@@ -15,7 +15,7 @@ function readEnvOrExit(): AgentEnv {
 }
 
 const env = readEnvOrExit();
-const logger = createAgentLogger({ agent: env.AGENT_ID, level: env.LOG_LEVEL });
+const logger = createLogger({ level: env.LOG_LEVEL, base: { agent: env.AGENT_ID } });
 let agent: RunningAgent | undefined;
 let stopping = false;
 

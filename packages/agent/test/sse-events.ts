@@ -1,17 +1,15 @@
+import { readSseFrames } from '@openlegion/infra/sse';
 import { type ChatEvent, chatEventSchema } from '@openlegion/protocol';
 
 /** Parse an SSE body into chat events, checking each frame's `event:` name against its data. */
-export function parseSseEvents(body: string): ChatEvent[] {
-  return body
-    .split('\n\n')
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const name = /^event: (.+)$/m.exec(frame)?.[1];
-      const data = /^data: (.+)$/m.exec(frame)?.[1];
-      const event = chatEventSchema.parse(JSON.parse(data ?? 'null'));
-      if (event.type !== name) throw new Error(`frame "${name}" carries a ${event.type} event`);
-      return event;
-    });
+export async function parseSseEvents(body: string): Promise<ChatEvent[]> {
+  const events: ChatEvent[] = [];
+  for await (const frame of readSseFrames([new TextEncoder().encode(body)])) {
+    const event = chatEventSchema.parse(JSON.parse(frame.data));
+    if (event.type !== frame.event) throw new Error(`frame "${frame.event}" carries a ${event.type} event`);
+    events.push(event);
+  }
+  return events;
 }
 
 /** POST a chat and collect the whole SSE answer. */
@@ -29,6 +27,6 @@ export async function postChat(
   return {
     status: response.status,
     contentType: response.headers.get('content-type'),
-    events: response.ok ? parseSseEvents(text) : [],
+    events: response.ok ? await parseSseEvents(text) : [],
   };
 }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
-import { type ErrorBody, errorBodySchema, isErrorCode, OpenLegionError } from '@openlegion/protocol';
+import { errorFromBody } from '@openlegion/infra/http';
+import { OpenLegionError } from '@openlegion/protocol';
 
 /** How the CLI reaches a running host: its URL and the operator token from `<data_dir>`. */
 export interface HostConnection {
@@ -47,15 +48,9 @@ export async function connectToHost(configFile: string): Promise<HostConnection>
 
 /** Turn a non-2xx host response into the error it carries. */
 export async function errorFromResponse(response: Response): Promise<OpenLegionError> {
-  const text = await response.text();
-  let body: ErrorBody | undefined;
-  try {
-    body = errorBodySchema.parse(JSON.parse(text));
-  } catch {
-    body = undefined;
-  }
-  if (body && isErrorCode(body.error.code)) {
-    return new OpenLegionError(body.error.code, body.error.message, { details: body.error.details });
-  }
-  return new OpenLegionError('INTERNAL', `host answered ${response.status}: ${text.slice(0, 500)}`);
+  return errorFromBody(
+    response.status,
+    await response.text(),
+    (status, text) => new OpenLegionError('INTERNAL', `host answered ${status}: ${text.slice(0, 500)}`),
+  );
 }

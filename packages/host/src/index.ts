@@ -20,7 +20,6 @@ export {
   type LlmProxyOptions,
   ProviderUnavailableError,
 } from './llm/index.js';
-export { createLogger, type LoggerOptions } from './logging/index.js';
 export {
   createMeshHost,
   type MeshHost,

@@ -1,6 +1,5 @@
 // The lean entry the CLI's `start` uses: the host's composition without loading fastify up front
 // (createMeshHost loads the server itself once the agents are starting).
-export { createLogger, type LoggerOptions } from './logging/index.js';
 export {
   createMeshHost,
   type MeshHost,

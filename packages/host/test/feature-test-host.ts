@@ -1,10 +1,10 @@
 import { FakeClock } from '@openlegion/infra/clock';
+import { createLogger } from '@openlegion/infra/log';
 import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { type MeshConfig, type MeshConfigInput, meshConfigSchema } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { TokenRegistry } from '../src/auth/index.js';
 import type { FeatureContext, HostFeature } from '../src/features/index.js';
-import { createLogger } from '../src/logging/index.js';
 import { environmentSecrets, type SecretSource } from '../src/secrets/index.js';
 import { buildHostApp } from '../src/server/build-host-app.js';
 

@@ -19,3 +19,10 @@ export {
   runFakeLlmCli,
   startFakeLlm,
 } from './fake-llm/index.js';
+export {
+  type FakeAgentSelf,
+  type FakeMeshHost,
+  type FakeMeshHostCall,
+  type FakeMeshHostOptions,
+  startFakeMeshHost,
+} from './fake-mesh-host/index.js';

@@ -1,5 +1,5 @@
+import { readChatEvents } from '@openlegion/infra/sse';
 import { OpenLegionError } from '@openlegion/protocol';
-import { readChatEvents } from '../chat-stream.js';
 import type { CliOutput } from '../cli-output.js';
 import { errorFromResponse, type HostConnection } from '../host-connection.js';
 

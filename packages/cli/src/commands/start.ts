@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type LoadedMeshConfig, loadMeshConfig } from '@openlegion/host/config';
-import { createLogger, createMeshHost, type StartProgress } from '@openlegion/host/mesh';
+import { createMeshHost, type StartProgress } from '@openlegion/host/mesh';
+import { createLogger } from '@openlegion/infra/log';
 import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
 import type { CliOutput } from '../cli-output.js';

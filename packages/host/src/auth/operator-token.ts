@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateToken } from './token-digest.js';
+import { generateToken } from '@openlegion/infra/http';
 
 export const OPERATOR_TOKEN_FILE = 'operator-token';
 const OWNER_ONLY_MODE = 0o600;

@@ -1,6 +1,6 @@
+import { digestMatches, parseBearer, tokenDigest } from '@openlegion/infra/http';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { digestMatches, tokenDigest } from './token-digest.js';
 import type { TokenRegistry } from './token-registry.js';
 
 /**
@@ -78,10 +78,9 @@ export function requireAgent(request: FastifyRequest): string {
 function bearerToken(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (!header) throw new OpenLegionError('AUTH_MISSING', 'send Authorization: Bearer <token>');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1])
-    throw new OpenLegionError('AUTH_INVALID', 'the Authorization header is not "Bearer <token>"');
-  return match[1];
+  const token = parseBearer(header);
+  if (!token) throw new OpenLegionError('AUTH_INVALID', 'the Authorization header is not "Bearer <token>"');
+  return token;
 }
 
 function allows(policy: Exclude<RouteAuth, 'none'>, caller: Caller): boolean {

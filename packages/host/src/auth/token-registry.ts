@@ -1,4 +1,4 @@
-import { digestMatches, generateToken, tokenDigest } from './token-digest.js';
+import { digestMatches, generateToken, tokenDigest } from '@openlegion/infra/http';
 
 interface AgentToken {
   token: string;

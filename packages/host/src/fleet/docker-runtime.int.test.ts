@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { type FakeMeshHost, startFakeMeshHost } from '@openlegion/testkit';
 import Dockerode from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeMeshHost, startFakeMeshHost } from '../../test/fake-mesh-host.js';
 import type { AgentSpec, RunningAgent } from './agent-runtime.js';
 import { probeDockerEngine } from './docker-engine-probe.js';
 import { engineStatusCode } from './docker-errors.js';
@@ -67,10 +67,10 @@ describe.skipIf(!engine.reachable)('DockerRuntime', () => {
     image = build.stdout.trim();
     await runtime.cleanupLeftovers(mesh);
     const prepared = await runtime.prepare(mesh);
-    host = await startFakeMeshHost(
-      prepared.hostBindAddresses,
-      new Map([[token, { agent: 'alpha', mesh, role: 'tester', model: 'scripted/test', soul: '' }]]),
-    );
+    host = await startFakeMeshHost({
+      addresses: prepared.hostBindAddresses,
+      agents: new Map([[token, { agent: 'alpha', mesh, role: 'tester', model: 'scripted/test', soul: '' }]]),
+    });
     spec = {
       mesh,
       agent: 'alpha',

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type FakeMeshHost, startFakeMeshHost } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeMeshHost, startFakeMeshHost } from '../../test/fake-mesh-host.js';
 import type { AgentSpec } from './agent-runtime.js';
 import { ProcessRuntime } from './process-runtime.js';
 
@@ -61,10 +61,10 @@ describe('ProcessRuntime', () => {
     }
     runtime = new ProcessRuntime({ agentEntry, runDir: path.join(workDir, 'run'), stopTimeoutMs: 3_000 });
     const prepared = await runtime.prepare(mesh);
-    host = await startFakeMeshHost(
-      prepared.hostBindAddresses,
-      new Map([[token, { agent: 'beta', mesh, role: 'tester', model: 'scripted/test', soul: '' }]]),
-    );
+    host = await startFakeMeshHost({
+      addresses: prepared.hostBindAddresses,
+      agents: new Map([[token, { agent: 'beta', mesh, role: 'tester', model: 'scripted/test', soul: '' }]]),
+    });
     spec = {
       mesh,
       agent: 'beta',

@@ -4,6 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { findFreePort } from '@openlegion/infra/http';
 import { OpenLegionError } from '@openlegion/protocol';
 import { AgentPidFiles } from './agent-pid-files.js';
 import {
@@ -13,7 +14,6 @@ import {
   type PreparedMesh,
   type RunningAgent,
 } from './agent-runtime.js';
-import { findFreePort } from './free-port.js';
 import { LogTail } from './log-tail.js';
 
 export interface ProcessRuntimeOptions {

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
+import { createLogger } from '@openlegion/infra/log';
 import { type ErrorBody, meshConfigSchema } from '@openlegion/protocol';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TokenRegistry } from '../auth/index.js';
-import { createLogger } from '../logging/index.js';
 import { AgentRegistry } from '../registry/index.js';
 import { environmentSecrets } from '../secrets/index.js';
 import { createAgentClient, createHostServer } from '../server/index.js';

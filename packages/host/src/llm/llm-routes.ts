@@ -1,6 +1,6 @@
+import { parseRequest } from '@openlegion/infra/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { abortOnClientClose } from '../server/client-abort.js';
-import { parseRequest } from '../server/parse-request.js';
 import { sendUpstream } from '../server/upstream-reply.js';
 import { chatCompletionBodySchema, embeddingsBodySchema, type LlmProxy } from './index.js';
 

@@ -1,8 +1,8 @@
+import { registerErrorHandling } from '@openlegion/infra/http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type RouteAuthOptions, registerRouteAuth } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
-import { registerErrorHandling } from './error-handling.js';
 
 /** Large enough for a long chat history with pasted documents. */
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLogger } from '@openlegion/infra/log';
 import { type ErrorBody, errorBody, formatSseEvent, meshConfigSchema } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TokenRegistry } from '../auth/index.js';
 import { createLlmProxy } from '../llm/index.js';
-import { createLogger } from '../logging/index.js';
 import { AgentRegistry } from '../registry/index.js';
 import { environmentSecrets } from '../secrets/index.js';
 import { openStore, type Store } from '../store/index.js';

@@ -1,9 +1,9 @@
+import { createLogger } from '@openlegion/infra/log';
 import { type ErrorBody, type MeshStatus, meshConfigSchema } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TokenRegistry } from '../auth/index.js';
 import { createLlmProxy } from '../llm/index.js';
-import { createLogger } from '../logging/index.js';
 import { AgentRegistry } from '../registry/index.js';
 import { environmentSecrets } from '../secrets/index.js';
 import { openStore, type Store } from '../store/index.js';

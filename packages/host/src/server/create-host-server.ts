@@ -1,3 +1,4 @@
+import { registerErrorHandling } from '@openlegion/infra/http';
 import type { AgentSelf, MeshStatus } from '@openlegion/protocol';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -6,7 +7,6 @@ import type { LlmProxy } from '../llm/index.js';
 import { registerLlmRoutes } from '../llm/llm-routes.js';
 import type { AgentRegistry } from '../registry/index.js';
 import type { AgentClient } from './agent-client.js';
-import { registerErrorHandling } from './error-handling.js';
 import { registerMeshRoutes } from './mesh-routes.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 

@@ -1,8 +1,8 @@
+import { parseRequest } from '@openlegion/infra/http';
 import { type AgentSelf, agentReadyRequestSchema } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { requireAgent } from '../auth/index.js';
 import type { AgentRegistry } from '../registry/index.js';
-import { parseRequest } from './parse-request.js';
 
 /** The agent-facing mesh API; the agent is identified by its token alone. */
 export function registerMeshRoutes(

@@ -1,17 +1,11 @@
-import {
-  chatRequestSchema,
-  errorBodySchema,
-  isErrorCode,
-  type MeshStatus,
-  OpenLegionError,
-} from '@openlegion/protocol';
+import { errorFromBody, parseRequest } from '@openlegion/infra/http';
+import { chatRequestSchema, type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { TokenRegistry } from '../auth/index.js';
 import type { AgentRegistry } from '../registry/index.js';
 import type { AgentClient } from './agent-client.js';
 import { abortOnClientClose } from './client-abort.js';
-import { parseRequest } from './parse-request.js';
 import { sendUpstream } from './upstream-reply.js';
 
 export interface OperatorRouteDeps {
@@ -85,19 +79,12 @@ function reachableAgent(deps: OperatorRouteDeps, agent: string): { url: string; 
 /** The agent's own error body when it sent one (AGENT_BUSY…), else AGENT_NOT_READY with its status. */
 async function agentFailure(agent: string, upstream: Response): Promise<OpenLegionError> {
   const text = await upstream.text().catch(() => '');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const body = errorBodySchema.safeParse(parsed);
-  if (body.success && isErrorCode(body.data.error.code)) {
-    return new OpenLegionError(body.data.error.code, body.data.error.message, {
-      details: body.data.error.details,
-    });
-  }
-  return new OpenLegionError('AGENT_NOT_READY', `agent "${agent}" answered ${upstream.status}`, {
-    details: { agent, status: upstream.status },
-  });
+  return errorFromBody(
+    upstream.status,
+    text,
+    (status) =>
+      new OpenLegionError('AGENT_NOT_READY', `agent "${agent}" answered ${status}`, {
+        details: { agent, status },
+      }),
+  );
 }

@@ -1,6 +1,11 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
 
-/** Paths pino blanks out before a line is written: bearer tokens, provider keys, secrets. */
+export type { Logger } from 'pino';
+
+/**
+ * Paths pino blanks out before a line is written, for every process: bearer tokens, provider
+ * keys, passwords, secrets. One list, so a field redacted in the host is redacted in the agent.
+ */
 export const REDACTED_PATHS: readonly string[] = [
   'req.headers.authorization',
   'headers.authorization',
@@ -9,6 +14,9 @@ export const REDACTED_PATHS: readonly string[] = [
   'apiKey',
   'api_key',
   'token',
+  'password',
+  'secret',
+  'MESH_TOKEN',
   '*.apiKey',
   '*.api_key',
   '*.token',
@@ -25,10 +33,12 @@ export interface LoggerOptions {
   level: LevelWithSilent;
   /** Where lines go; stdout when omitted. Tests pass a stream to read what was written. */
   destination?: DestinationStream;
+  /** Fields on every line, e.g. `{ agent: 'researcher' }`. */
+  base?: Record<string, unknown>;
 }
 
 /**
- * The host's pino logger, with secrets redacted.
+ * A pino logger with secrets redacted.
  *
  * @example
  * const logger = createLogger({ level: 'info' });
@@ -38,6 +48,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const config = {
     level: options.level,
     redact: { paths: [...REDACTED_PATHS], censor: REDACTED_CENSOR },
+    ...(options.base ? { base: options.base } : {}),
   };
   return options.destination ? pino(config, options.destination) : pino(config);
 }

@@ -6,7 +6,8 @@ import type { FastifyError, FastifyInstance } from 'fastify';
  * fastify's own 4xx (bad JSON, body too large) become REQUEST_INVALID; anything else is a 500
  * INTERNAL, logged here once.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, options: { logName?: string } = {}): void {
+  const fault = `an unexpected fault; see the ${options.logName ?? 'host'} log`;
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url}`));
   });
@@ -19,7 +20,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(error.statusCode ?? 400).send(errorBody('REQUEST_INVALID', error.message));
     }
     request.log.error({ err: error }, 'unexpected error');
-    return reply.code(500).send(errorBody('INTERNAL', 'an unexpected fault; see the host log'));
+    return reply.code(500).send(errorBody('INTERNAL', fault));
   });
 }
 

@@ -17,3 +17,10 @@ export function tokenDigest(token: string): Buffer {
 export function digestMatches(presented: Buffer, known: Buffer): boolean {
   return timingSafeEqual(presented, known);
 }
+
+const BEARER_PATTERN = /^Bearer\s+(\S+)\s*$/i;
+
+/** The token of an `Authorization: Bearer <token>` header; undefined when absent or malformed. */
+export function parseBearer(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : BEARER_PATTERN.exec(header)?.[1];
+}

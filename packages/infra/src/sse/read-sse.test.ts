@@ -1,6 +1,6 @@
 import { formatSseEvent } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import { readChatEvents } from './chat-stream.js';
+import { encodeSseFrame, readChatEvents, readSseFrames } from './index.js';
 
 /** A body delivered in arbitrary byte chunks, as a network would. */
 function streamOf(text: string, chunkSize: number): ReadableStream<Uint8Array> {
@@ -23,5 +23,15 @@ describe('readChatEvents', () => {
     for await (const event of readChatEvents(streamOf(text, 7))) events.push(event);
     expect(events.map((event) => event.type)).toEqual(['text_delta', 'text_delta', 'done']);
     expect(events[2]).toEqual({ type: 'done', conversation_id: 'default', text: 'Grüße aus Köln' });
+  });
+});
+
+describe('encodeSseFrame', () => {
+  it('round-trips event names, ids and multi-line data through readSseFrames', async () => {
+    const text =
+      encodeSseFrame({ event: 'put', id: '7', data: '{"a":1}\n{"b":2}' }) + encodeSseFrame({ data: 'x' });
+    const frames = [];
+    for await (const frame of readSseFrames(streamOf(text, 3))) frames.push(frame);
+    expect(frames).toEqual([{ event: 'put', id: '7', data: '{"a":1}\n{"b":2}' }, { data: 'x' }]);
   });
 });

@@ -1,1 +1,0 @@
-export { createLogger, type LoggerOptions, REDACTED_CENSOR, REDACTED_PATHS } from './create-logger.js';

@@ -1,0 +1,7 @@
+export {
+  createLogger,
+  type Logger,
+  type LoggerOptions,
+  REDACTED_CENSOR,
+  REDACTED_PATHS,
+} from './create-logger.js';

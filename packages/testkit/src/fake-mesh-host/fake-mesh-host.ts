@@ -1,0 +1,136 @@
+import { once } from 'node:events';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errorBody } from '@openlegion/protocol';
+
+/** What `GET /mesh/self` answers for one agent (protocol's AgentSelf, kept loose for tests). */
+export type FakeAgentSelf = Record<string, unknown> & { agent: string };
+
+/** One `/mesh/*` call the fake host received. */
+export interface FakeMeshHostCall {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: unknown;
+}
+
+export interface FakeMeshHostOptions {
+  /** agent token → what `GET /mesh/self` answers for it. */
+  agents: ReadonlyMap<string, FakeAgentSelf>;
+  /** Where to listen, one port for all; loopback when omitted. */
+  addresses?: readonly string[];
+  /** An OpenAI-compatible server (testkit's fake LLM) that `/v1/*` is relayed to, unchanged. */
+  llmUrl?: string;
+}
+
+/** A loopback stand-in for the OpenLegion host, as far as an agent sees it. */
+export interface FakeMeshHost {
+  /** `http://127.0.0.1:<port>` (the first address). */
+  url: string;
+  port: number;
+  calls: FakeMeshHostCall[];
+  /** Resolves with the body of `POST /mesh/ready` from the agent holding `token`. */
+  readyOf(token: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `/mesh/self` and `/mesh/ready` for the tokens it knows, and relays `/v1/*` to a fake LLM
+ * so the fake records what the agent sent. For agent and fleet tests; the real host is not used.
+ */
+export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<FakeMeshHost> {
+  const calls: FakeMeshHostCall[] = [];
+  const readyWaiters = new Map<string, Waiter>();
+  const waiterOf = (token: string) => {
+    const waiter = readyWaiters.get(token) ?? newWaiter();
+    readyWaiters.set(token, waiter);
+    return waiter;
+  };
+  const llmOrigin = options.llmUrl ? new URL(options.llmUrl).origin : undefined;
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (llmOrigin && req.url?.startsWith('/v1/')) return relay(req, res, llmOrigin);
+    void readBody(req).then((body) => {
+      const path = req.url ?? '/';
+      calls.push({ method: req.method ?? 'GET', path, authorization: req.headers.authorization, body });
+      const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
+      const self = options.agents.get(token);
+      if (!self) sendJson(res, 401, errorBody('AUTH_INVALID', 'unknown agent token'));
+      else if (req.method === 'GET' && path === '/mesh/self') sendJson(res, 200, self);
+      else if (req.method === 'POST' && path === '/mesh/ready') {
+        waiterOf(token).resolve(body);
+        sendJson(res, 200, { ok: true });
+      } else sendJson(res, 404, errorBody('NOT_FOUND', `no route ${req.method} ${path}`));
+    });
+  };
+  const servers: Server[] = [];
+  let port = 0;
+  for (const address of options.addresses ?? ['127.0.0.1']) {
+    const server = createServer(handle);
+    server.listen(port, address);
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port; // a TCP listener, never a pipe
+    servers.push(server);
+  }
+  return {
+    url: `http://${options.addresses?.[0] ?? '127.0.0.1'}:${port}`,
+    port,
+    calls,
+    readyOf: (token) => waiterOf(token).promise,
+    close: async () => {
+      await Promise.all(
+        servers.map((server) => {
+          server.closeAllConnections();
+          return new Promise((resolve) => server.close(resolve));
+        }),
+      );
+    },
+  };
+}
+
+function relay(req: IncomingMessage, res: ServerResponse, origin: string): void {
+  const upstream = httpRequest(
+    `${origin}${req.url}`,
+    { method: req.method, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      // An upstream cut must reach the agent as a cut, as it does through the real host.
+      answer.on('aborted', () => res.destroy());
+      answer.on('error', () => res.destroy());
+      answer.pipe(res);
+    },
+  );
+  upstream.on('error', () => res.destroy());
+  res.on('close', () => upstream.destroy());
+  req.pipe(upstream);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+interface Waiter {
+  promise: Promise<unknown>;
+  resolve: (value: unknown) => void;
+}
+
+// Promise.withResolvers needs Node 22.
+function newWaiter(): Waiter {
+  let resolve: (value: unknown) => void = () => {};
+  const promise = new Promise<unknown>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
