@@ -1,4 +1,4 @@
-export { loadOrCreateOperatorToken, OPERATOR_TOKEN_FILE, TokenRegistry } from './auth/index.js';
+export { loadOrCreateOperatorToken, OPERATOR_TOKEN_FILE, requireAgent, TokenRegistry } from './auth/index.js';
 export {
   type ConfigProblem,
   formatConfigProblem,
@@ -7,33 +7,33 @@ export {
   parseMeshConfig,
 } from './config/index.js';
 export {
+  type FeatureContext,
+  FeatureLifecycle,
+  type HostFeature,
+  openHostContext,
+} from './features/index.js';
+export {
   type AgentRuntime,
   type AgentSpec,
   DockerRuntime,
+  type FleetFeature,
+  fleetFeature,
   ProcessRuntime,
   probeDockerEngine,
   type RunningAgent,
+  type StartProgress,
 } from './fleet/index.js';
 export {
   createLlmProxy,
+  type LlmFeatureOptions,
   type LlmProxy,
   type LlmProxyOptions,
+  llmFeature,
   ProviderUnavailableError,
 } from './llm/index.js';
-export {
-  createMeshHost,
-  type MeshHost,
-  type MeshHostOptions,
-  removeCrashLeftovers,
-  type StartProgress,
-} from './mesh-host.js';
-export { type AgentRecord, AgentRegistry, toAgentInfo } from './registry/index.js';
-export {
-  type AgentClient,
-  BODY_LIMIT_BYTES,
-  createAgentClient,
-  createHostServer,
-  type HostServerOptions,
-} from './server/index.js';
-export { openStore, type Store } from './store/index.js';
+export { createMeshHost, type MeshHost, type MeshHostOptions, removeCrashLeftovers } from './mesh-host.js';
+export { type AgentClient, createAgentClient, operatorFeature } from './operator/index.js';
+export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
+export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
+export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';
 export { HOST_VERSION } from './version.js';

@@ -1,9 +1,4 @@
 // The lean entry the CLI's `start` uses: the host's composition without loading fastify up front
-// (createMeshHost loads the server itself once the agents are starting).
-export {
-  createMeshHost,
-  type MeshHost,
-  type MeshHostOptions,
-  removeCrashLeftovers,
-  type StartProgress,
-} from './mesh-host.js';
+// (the root loads the server itself once the agents are starting).
+export type { StartProgress } from './fleet/agent-launch.js';
+export { createMeshHost, type MeshHost, type MeshHostOptions, removeCrashLeftovers } from './mesh-host.js';

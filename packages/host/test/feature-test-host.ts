@@ -38,14 +38,20 @@ export interface FeatureTestHost {
 export async function startFeatureTestHost(
   features: readonly HostFeature[],
   config: MeshConfigInput | MeshConfig = DEFAULT_TEST_CONFIG,
-  options: { secrets?: SecretSource; dataDir?: string; clock?: FakeClock } = {},
+  options: {
+    secrets?: SecretSource;
+    dataDir?: string;
+    clock?: FakeClock;
+    /** The agent tokens route auth checks (share them with features that mint or read tokens). */
+    tokens?: TokenRegistry;
+    /** Run the features' start hooks (default true); routes are registered either way. */
+    start?: boolean;
+  } = {},
 ): Promise<FeatureTestHost> {
   const db = openDatabase(':memory:');
   migrate(
     db,
-    features.flatMap((feature) =>
-      feature.migrations ? [{ feature: feature.name, steps: feature.migrations }] : [],
-    ),
+    features.flatMap(({ name, migrations }) => (migrations ? [{ feature: name, steps: migrations }] : [])),
   );
   const clock = options.clock ?? new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const controller = new AbortController();
@@ -61,8 +67,7 @@ export async function startFeatureTestHost(
     secrets: options.secrets ?? environmentSecrets({}),
     signal: controller.signal,
   };
-  const tokens = new TokenRegistry();
-  for (const feature of features) await feature.start?.(context);
+  const tokens = options.tokens ?? new TokenRegistry();
   const app = await buildHostApp({
     logger,
     auth: { tokens, operatorToken: TEST_OPERATOR_TOKEN },
@@ -70,6 +75,7 @@ export async function startFeatureTestHost(
     context,
   });
   await app.ready();
+  if (options.start !== false) for (const feature of features) await feature.start?.(context);
   return {
     app,
     context,

@@ -1,3 +1,4 @@
+export type { StartProgress } from './agent-launch.js';
 export {
   type AgentResources,
   type AgentRuntime,
@@ -11,5 +12,6 @@ export { type DockerEngineProbe, probeDockerEngine } from './docker-engine-probe
 export { isEngineUnreachable, runtimeUnavailableError } from './docker-errors.js';
 export { AGENT_LABEL, MESH_LABEL, meshNetworkName } from './docker-mesh-network.js';
 export { agentVolumeName, DockerRuntime, type DockerRuntimeOptions } from './docker-runtime.js';
+export { type FleetFeature, type FleetFeatureOptions, fleetFeature } from './fleet-feature.js';
 export { ProcessRuntime, type ProcessRuntimeOptions } from './process-runtime.js';
 export { parseByteSize, toDockerLimits } from './resource-limits.js';

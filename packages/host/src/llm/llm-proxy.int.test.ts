@@ -1,16 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@openlegion/infra/log';
-import { type ErrorBody, meshConfigSchema } from '@openlegion/protocol';
+import type { ErrorBody, MeshConfigInput } from '@openlegion/protocol';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
-import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TokenRegistry } from '../auth/index.js';
-import { AgentRegistry } from '../registry/index.js';
+import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { environmentSecrets } from '../secrets/index.js';
-import { createAgentClient, createHostServer } from '../server/index.js';
-import { openStore, type Store } from '../store/index.js';
-import { createLlmProxy } from './index.js';
+import { llmFeature } from './index.js';
 
 const PROVIDER_KEY = 'sk-upstream-key-for-tests';
 const SCRIPT = `
@@ -25,7 +20,7 @@ rules:
 default: { text: "plain answer" }
 `;
 
-const config = meshConfigSchema.parse({
+const config: MeshConfigInput = {
   llm: {
     default_model: 'openai/gpt-test',
     embedding_model: 'openai/text-embedding-test',
@@ -35,47 +30,26 @@ const config = meshConfigSchema.parse({
     },
   },
   agents: { a: {} },
-});
+};
 
 describe('LLM proxy through the host', () => {
   let fakeLlm: FakeLlm;
-  let store: Store;
-  let app: FastifyInstance;
+  let host: FeatureTestHost;
   let hostUrl: string;
   let agentToken: string;
 
   beforeAll(async () => {
     fakeLlm = await startFakeLlm({ script: SCRIPT });
-    store = openStore(':memory:');
-    const logger = createLogger({ level: 'silent' });
-    const tokens = new TokenRegistry();
-    agentToken = tokens.mint('a');
-    app = createHostServer({
-      logger,
-      tokens,
-      operatorToken: 'operator-token-for-tests',
-      registry: new AgentRegistry({ store }),
-      llm: createLlmProxy({
-        config,
-        secrets: environmentSecrets({ OPENAI_API_KEY: PROVIDER_KEY }),
-        logger,
-        baseUrlOverrides: { openai: fakeLlm.url },
-      }),
-      agentClient: createAgentClient(),
-      meshStatus: () => {
-        throw new Error('not used');
-      },
-      selfFor: () => {
-        throw new Error('not used');
-      },
+    host = await startFeatureTestHost([llmFeature({ baseUrlOverrides: { openai: fakeLlm.url } })], config, {
+      secrets: environmentSecrets({ OPENAI_API_KEY: PROVIDER_KEY }),
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    hostUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    agentToken = host.agentAuth('a').authorization.slice('Bearer '.length);
+    await host.app.listen({ host: '127.0.0.1', port: 0 });
+    hostUrl = `http://127.0.0.1:${(host.app.server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    await app.close();
+    await host.stop();
     await fakeLlm.close();
-    store.close();
   });
   beforeEach(() => fakeLlm.reset());
 

@@ -1,5 +1,5 @@
 import type { AgentInfo } from '@openlegion/protocol';
-import type { AgentRuntimeKind } from '../store/index.js';
+import type { AgentRuntimeKind } from './agents-repository.js';
 
 /** The states the host tracks for an agent (the agent itself may also report `busy`). */
 export type AgentLifecycleState = 'starting' | 'ready' | 'stopping' | 'stopped' | 'failed';

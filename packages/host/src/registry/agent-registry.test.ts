@@ -1,15 +1,15 @@
+import { FakeClock } from '@openlegion/infra/clock';
 import { OpenLegionError } from '@openlegion/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../store/index.js';
-import { AgentRegistry, toAgentInfo } from './index.js';
-
-const clock = { now: () => new Date('2025-01-01T00:00:00.000Z') };
+import { AgentRegistry, openRegistryStore, toAgentInfo } from './index.js';
 
 describe('AgentRegistry', () => {
-  let store: Store;
+  let store: ReturnType<typeof openRegistryStore>;
   let registry: AgentRegistry;
+  let clock: FakeClock;
   beforeEach(() => {
-    store = openStore(':memory:');
+    clock = new FakeClock(Date.parse('2025-01-01T00:00:00.000Z'));
+    store = openRegistryStore(':memory:');
     registry = new AgentRegistry({ store, clock });
     registry.register({
       name: 'a',
@@ -18,7 +18,7 @@ describe('AgentRegistry', () => {
       url: 'http://127.0.0.1:8401',
     });
   });
-  afterEach(() => store.close());
+  afterEach(() => store.db.close());
 
   it('records a registered agent as starting, in memory and in the store', () => {
     expect(registry.get('a')).toMatchObject({ state: 'starting', startedAt: '2025-01-01T00:00:00.000Z' });
@@ -57,8 +57,15 @@ describe('AgentRegistry', () => {
     expect(store.runs.listFor('a')[0]?.outcome).toBe('failed');
   });
 
-  it('rejects a waiter with AGENT_START_FAILED after the timeout', async () => {
-    await expect(registry.waitForReady('a', 20)).rejects.toMatchObject({ code: 'AGENT_START_FAILED' });
+  it('rejects a waiter with AGENT_START_FAILED after the timeout, and not before', async () => {
+    let outcome: unknown;
+    registry.waitForReady('a', 20).catch((error: unknown) => {
+      outcome = error;
+    });
+    await clock.advance(19);
+    expect(outcome).toBeUndefined();
+    await clock.advance(1);
+    expect(outcome).toMatchObject({ code: 'AGENT_START_FAILED' });
   });
 
   it('rejects a waiter with the abort reason when its signal aborts', async () => {

@@ -1,17 +1,12 @@
 import { EventEmitter } from 'node:events';
+import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
 import { OpenLegionError } from '@openlegion/protocol';
-import type { Store } from '../store/index.js';
 import type { AgentLifecycleState, AgentRecord } from './agent-record.js';
-
-/** A clock the tests can fake. */
-export interface Clock {
-  now(): Date;
-}
-
-const systemClock: Clock = { now: () => new Date() };
+import type { RegistryStore } from './registry-store.js';
 
 export interface AgentRegistryOptions {
-  store: Pick<Store, 'agents' | 'runs'>;
+  store: RegistryStore;
+  /** For timestamps and the ready timeout. */
   clock?: Clock;
 }
 
@@ -36,7 +31,7 @@ const TRANSITION = 'transition';
  * `waitForReady` wakes on the transition itself (no polling).
  */
 export class AgentRegistry {
-  readonly #store: AgentRegistryOptions['store'];
+  readonly #store: RegistryStore;
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry>();
   readonly #transitions = new EventEmitter();
@@ -153,9 +148,9 @@ export class AgentRegistry {
    */
   waitForReady(name: string, timeoutMs: number, signal?: AbortSignal): Promise<AgentRecord> {
     return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: Timer | undefined;
       const cleanup = () => {
-        clearTimeout(timer);
+        timer?.cancel();
         this.#transitions.off(TRANSITION, onTransition);
         signal?.removeEventListener('abort', onAbort);
       };
@@ -180,7 +175,7 @@ export class AgentRegistry {
       if (settle(current)) return;
       this.#transitions.on(TRANSITION, onTransition);
       signal?.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => {
+      timer = this.#clock.setTimeout(() => {
         cleanup();
         reject(
           new OpenLegionError(
@@ -223,7 +218,7 @@ export class AgentRegistry {
   }
 
   #now(): string {
-    return this.#clock.now().toISOString();
+    return new Date(this.#clock.now()).toISOString();
   }
 }
 

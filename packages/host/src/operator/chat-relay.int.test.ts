@@ -1,17 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@openlegion/infra/log';
-import { type ErrorBody, errorBody, formatSseEvent, meshConfigSchema } from '@openlegion/protocol';
-import type { FastifyInstance } from 'fastify';
+import { type ErrorBody, errorBody, formatSseEvent } from '@openlegion/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
+import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
-import { createLlmProxy } from '../llm/index.js';
-import { AgentRegistry } from '../registry/index.js';
-import { environmentSecrets } from '../secrets/index.js';
-import { openStore, type Store } from '../store/index.js';
-import { createAgentClient, createHostServer } from './index.js';
-
-const OPERATOR_TOKEN = 'operator-token-for-tests';
+import { fleetFeature } from '../fleet/index.js';
+import { operatorFeature } from './index.js';
 
 interface ReceivedChat {
   authorization: string | undefined;
@@ -61,42 +56,32 @@ function sseHeaders(res: ServerResponse): void {
 
 describe('chat relay through the host', () => {
   let standIn: Awaited<ReturnType<typeof startStandInAgent>>;
-  let store: Store;
-  let app: FastifyInstance;
+  let host: FeatureTestHost;
   let hostUrl: string;
   let agentToken: string;
 
   beforeAll(async () => {
     standIn = await startStandInAgent();
-    store = openStore(':memory:');
-    const logger = createLogger({ level: 'silent' });
     const tokens = new TokenRegistry();
     agentToken = tokens.mint('a');
-    const registry = new AgentRegistry({ store });
+    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
+    const meshStatus = () => {
+      throw new Error('not used');
+    };
+    host = await startFeatureTestHost(
+      [operatorFeature({ registry: fleet.registry, tokens, meshStatus }), fleet],
+      { llm: { providers: { openai: {} } }, agents: { a: {} } },
+      { tokens, start: false },
+    );
+    const registry = fleet.registry();
     registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
     registry.markReady('a');
-    const config = meshConfigSchema.parse({ llm: { providers: { openai: {} } }, agents: { a: {} } });
-    app = createHostServer({
-      logger,
-      tokens,
-      operatorToken: OPERATOR_TOKEN,
-      registry,
-      llm: createLlmProxy({ config, secrets: environmentSecrets({}), logger }),
-      agentClient: createAgentClient(),
-      meshStatus: () => {
-        throw new Error('not used');
-      },
-      selfFor: () => {
-        throw new Error('not used');
-      },
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    hostUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    await host.app.listen({ host: '127.0.0.1', port: 0 });
+    hostUrl = `http://127.0.0.1:${(host.app.server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    await app.close();
+    await host.stop();
     await standIn.close();
-    store.close();
   });
   afterEach(() => {
     standIn.received.length = 0;
@@ -105,7 +90,7 @@ describe('chat relay through the host', () => {
   const chat = (signal?: AbortSignal) =>
     fetch(`${hostUrl}/api/agents/a/chat`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+      headers: { ...host.operatorAuth, 'content-type': 'application/json' },
       body: JSON.stringify({ message: 'hello' }),
       ...(signal ? { signal } : {}),
     });

@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { openDatabase, schemaVersion } from '@openlegion/infra/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AgentRow, MIGRATIONS, openStore } from './index.js';
+import type { AgentRow } from './agents-repository.js';
+import { REGISTRY_MIGRATIONS } from './registry-migrations.js';
+import { openRegistryStore } from './registry-store.js';
 
 const agentRow: AgentRow = {
   name: 'a',
@@ -17,7 +19,7 @@ const agentRow: AgentRow = {
   lastError: null,
 };
 
-describe('openStore', () => {
+describe('openRegistryStore', () => {
   let dir: string;
   let path: string;
   beforeEach(async () => {
@@ -28,54 +30,43 @@ describe('openStore', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('applies every migration to a new database', () => {
-    const store = openStore(path);
-    expect(store.schemaVersion()).toBe(MIGRATIONS.length);
-    store.close();
-  });
-
   it('re-opens an existing database without re-applying migrations or losing rows', () => {
-    const first = openStore(path);
+    const first = openRegistryStore(path);
     first.agents.upsert(agentRow);
-    first.close();
-    const second = openStore(path);
-    expect(second.schemaVersion()).toBe(MIGRATIONS.length);
+    first.db.close();
+    const second = openRegistryStore(path);
+    expect(schemaVersion(second.db, 'agents')).toBe(REGISTRY_MIGRATIONS.length);
     expect(second.agents.get('a')).toEqual(agentRow);
-    second.close();
+    second.db.close();
   });
 
-  it('applies only the migrations a database has not had', () => {
-    openStore(path, MIGRATIONS).close();
-    const store = openStore(path, [...MIGRATIONS, 'CREATE TABLE later (id INTEGER PRIMARY KEY);']);
-    expect(store.schemaVersion()).toBe(MIGRATIONS.length + 1);
-    store.close();
-  });
-
-  it('rolls back a failing migration and leaves the version where it was', () => {
-    openStore(path).close();
-    expect(() => openStore(path, [...MIGRATIONS, 'CREATE TABLE t (id INTEGER); NOT SQL'])).toThrow();
-    const raw = new BetterSqlite3(path);
-    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-    expect(raw.prepare("SELECT name FROM sqlite_master WHERE name = 't'").get()).toBeUndefined();
-    raw.close();
+  it('keeps the agents of a mesh.db made before per-feature migrations (user_version 1)', () => {
+    const legacy = openDatabase(path);
+    legacy.exec(REGISTRY_MIGRATIONS[0] ?? '');
+    legacy.pragma('user_version = 1');
+    legacy.close();
+    const store = openRegistryStore(path);
+    store.agents.upsert(agentRow);
+    expect(store.agents.list()).toEqual([agentRow]);
+    expect(schemaVersion(store.db, 'agents')).toBe(1);
+    store.db.close();
   });
 
   it('refuses a database from a newer schema', () => {
-    openStore(path, [...MIGRATIONS, 'CREATE TABLE later (id INTEGER PRIMARY KEY);']).close();
-    expect(() => openStore(path)).toThrow(/newer than this host knows/);
+    const store = openRegistryStore(path);
+    store.db.prepare("UPDATE schema_migrations SET version = 99 WHERE feature = 'agents'").run();
+    store.db.close();
+    expect(() => openRegistryStore(path)).toThrow(/newer than this code knows/);
   });
 
-  it('puts the database in WAL mode with foreign keys enforced', () => {
-    const store = openStore(path);
-    const raw = new BetterSqlite3(path);
-    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+  it('enforces foreign keys', () => {
+    const store = openRegistryStore(path);
     expect(() => store.runs.start('nobody', '2025-01-01T00:00:00.000Z')).toThrow(/FOREIGN KEY/);
-    raw.close();
-    store.close();
+    store.db.close();
   });
 
   it('records state transitions and runs through the repositories', () => {
-    const store = openStore(path);
+    const store = openRegistryStore(path);
     store.agents.upsert(agentRow);
     const run = store.runs.start('a', agentRow.startedAt ?? '');
     store.agents.setState('a', 'ready', { readyAt: '2025-01-01T00:00:01.000Z' });
@@ -101,6 +92,6 @@ describe('openStore', () => {
         outcome: 'failed',
       },
     ]);
-    store.close();
+    store.db.close();
   });
 });

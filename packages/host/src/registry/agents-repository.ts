@@ -1,5 +1,5 @@
+import type { Database } from '@openlegion/infra/sqlite';
 import type { AgentState } from '@openlegion/protocol';
-import type { Database } from 'better-sqlite3';
 
 export type AgentRuntimeKind = 'docker' | 'process';
 

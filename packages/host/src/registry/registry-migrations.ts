@@ -1,8 +1,9 @@
 /**
- * Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+ * The agent registry's schema steps (feature `agents`; before per-feature tracking, mesh.db's
+ * `user_version`).
  * Append only: never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly string[] = [
+export const REGISTRY_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE agents (
     name TEXT PRIMARY KEY,

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database } from '@openlegion/infra/sqlite';
 
 export type AgentRunOutcome = 'stopped' | 'failed';
 

@@ -4,12 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { TokenRegistry } from '../auth/index.js';
 import type { AgentRegistry } from '../registry/index.js';
+import { abortOnClientClose } from '../server/client-abort.js';
+import { sendUpstream } from '../server/upstream-reply.js';
 import type { AgentClient } from './agent-client.js';
-import { abortOnClientClose } from './client-abort.js';
-import { sendUpstream } from './upstream-reply.js';
 
 export interface OperatorRouteDeps {
-  registry: AgentRegistry;
+  /** The fleet's registry (created when the host's database is open). */
+  registry: () => AgentRegistry;
   tokens: TokenRegistry;
   agentClient: AgentClient;
   meshStatus: () => MeshStatus;
@@ -56,9 +57,12 @@ export function registerOperatorRoutes(app: FastifyInstance, deps: OperatorRoute
 }
 
 function reachableAgent(deps: OperatorRouteDeps, agent: string): { url: string; token: string } {
-  const record = deps.registry.get(agent);
+  const record = deps.registry().get(agent);
   if (!record) {
-    const agents = deps.registry.list().map((known) => known.name);
+    const agents = deps
+      .registry()
+      .list()
+      .map((known) => known.name);
     throw new OpenLegionError(
       'AGENT_UNKNOWN',
       `no agent "${agent}" (agents: ${agents.join(', ') || 'none'})`,

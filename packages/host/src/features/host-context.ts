@@ -1,0 +1,43 @@
+import path from 'node:path';
+import type { Clock } from '@openlegion/infra/clock';
+import { migrate, openDatabase } from '@openlegion/infra/sqlite';
+import type { Logger } from 'pino';
+import type { LoadedMeshConfig } from '../config/index.js';
+import type { SecretSource } from '../secrets/index.js';
+import type { FeatureContext, HostFeature } from './host-feature.js';
+
+export interface HostContextOptions {
+  loaded: LoadedMeshConfig;
+  features: readonly HostFeature[];
+  logger: Logger;
+  clock: Clock;
+  secrets: SecretSource;
+  signal: AbortSignal;
+}
+
+/** Open `<data_dir>/mesh.db`, apply every feature's migrations, and hand out the shared context. */
+export function openHostContext(options: HostContextOptions): FeatureContext {
+  const { loaded } = options;
+  const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'));
+  try {
+    migrate(
+      db,
+      options.features.flatMap(({ name, migrations, adoptsUserVersion }) =>
+        migrations ? [{ feature: name, steps: migrations, adoptsUserVersion }] : [],
+      ),
+    );
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return {
+    config: loaded.config,
+    dataDir: loaded.dataDir,
+    resolvePath: loaded.resolvePath,
+    db,
+    clock: options.clock,
+    logger: options.logger,
+    secrets: options.secrets,
+    signal: options.signal,
+  };
+}

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { type AgentSelf, OpenLegionError, resolveModel } from '@openlegion/protocol';
+import type { FeatureContext } from '../features/index.js';
+
+/** What `GET /mesh/self` tells an agent about itself, from mesh.yaml. */
+export function agentSelf(context: Pick<FeatureContext, 'config' | 'resolvePath'>, agent: string): AgentSelf {
+  const { config } = context;
+  const agentConfig = config.agents[agent];
+  if (!agentConfig) throw new OpenLegionError('AGENT_UNKNOWN', `no agent "${agent}"`);
+  return {
+    agent,
+    mesh: config.mesh.name,
+    role: agentConfig.role,
+    model: resolveModel(config, agentConfig.model),
+    soul: readSoul(agentConfig.soul, context.resolvePath),
+  };
+}
+
+/** `soul` is either the text itself or a path to a markdown file next to mesh.yaml. */
+function readSoul(soul: string, resolvePath: (relative: string) => string): string {
+  if (!/\.md$/i.test(soul.trim())) return soul;
+  try {
+    return readFileSync(resolvePath(soul.trim()), 'utf8');
+  } catch (cause) {
+    throw new OpenLegionError(
+      'CONFIG_INVALID',
+      `cannot read soul file ${soul}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+}

@@ -1,0 +1,102 @@
+import type { TokenRegistry } from '../auth/index.js';
+import type { FeatureContext, HostFeature } from '../features/index.js';
+import { AgentRegistry, REGISTRY_FEATURE, registryStore } from '../registry/index.js';
+import { registerAgentApiRoutes } from './agent-api-routes.js';
+import { combineStartFailures, launchAgent, type StartProgress, throwIfStopped } from './agent-launch.js';
+import type { AgentRuntime, PreparedMesh, RunningAgent } from './agent-runtime.js';
+import { agentSelf } from './agent-self.js';
+
+export interface FleetFeatureOptions {
+  runtime: AgentRuntime;
+  tokens: TokenRegistry;
+  /**
+   * Called once the mesh network exists and before any agent starts: the root listens on the
+   * addresses agents will use (a taken port fails before any container starts).
+   */
+  beforeLaunch: (prepared: PreparedMesh) => Promise<void>;
+  onProgress?: (progress: StartProgress) => void;
+}
+
+/** The fleet as a host feature: the registry, the agent API and the agents' lifecycle. */
+export interface FleetFeature extends HostFeature {
+  /** The registry of this host run; exists once the host's database is open. */
+  registry(): AgentRegistry;
+}
+
+/**
+ * Starts every agent of mesh.yaml concurrently and waits until all are ready; stops them all
+ * (waiting for launches in flight, so a Ctrl-C during start-up leaves nothing running) and
+ * removes the mesh network.
+ */
+export function fleetFeature(options: FleetFeatureOptions): FleetFeature {
+  const { runtime, tokens } = options;
+  const launches: Promise<RunningAgent>[] = [];
+  let registry: AgentRegistry | undefined;
+  let context: FeatureContext | undefined;
+  const attach = (given: FeatureContext): AgentRegistry => {
+    context = given;
+    registry ??= new AgentRegistry({ store: registryStore(given.db), clock: given.clock });
+    return registry;
+  };
+  const currentRegistry = (): AgentRegistry => {
+    if (!registry) throw new Error('the fleet registry is used before the host database is open');
+    return registry;
+  };
+
+  return {
+    name: REGISTRY_FEATURE.feature,
+    migrations: REGISTRY_FEATURE.steps,
+    adoptsUserVersion: true,
+    registry: currentRegistry,
+    routes(app, given) {
+      attach(given);
+      registerAgentApiRoutes(app, { registry: currentRegistry, selfFor: (agent) => agentSelf(given, agent) });
+    },
+    async start(given) {
+      const agents = attach(given);
+      const mesh = given.config.mesh.name;
+      const removed = await runtime.cleanupLeftovers(mesh);
+      if (removed.length > 0) given.logger.warn({ removed }, 'removed leftovers of an earlier run');
+      throwIfStopped(given);
+      const prepared = await runtime.prepare(mesh);
+      throwIfStopped(given);
+      await options.beforeLaunch(prepared);
+      const meshUrl = prepared.agentMeshUrl(given.config.mesh.port);
+      const results = await Promise.allSettled(
+        Object.keys(given.config.agents).map((agent) =>
+          launchAgent(agent, {
+            context: given,
+            runtime,
+            registry: agents,
+            tokens,
+            meshUrl,
+            launches,
+            onProgress: options.onProgress,
+          }),
+        ),
+      );
+      const failures = results.flatMap((result) =>
+        result.status === 'rejected' ? [result.reason as Error] : [],
+      );
+      if (failures.length > 0) throw combineStartFailures(failures);
+      given.logger.info({ mesh, agents: results.length }, 'mesh ready');
+    },
+    async stop() {
+      if (!context) return;
+      const { logger, config } = context;
+      await Promise.allSettled(launches);
+      const records = registry?.list() ?? [];
+      for (const agent of records) if (agent.state !== 'failed') registry?.markStopping(agent.name);
+      await runtime
+        .stopAll()
+        .catch((error: unknown) => logger.error({ err: error }, 'stopping agents failed'));
+      for (const agent of records) {
+        tokens.revoke(agent.name);
+        if (agent.state !== 'failed') registry?.markStopped(agent.name);
+      }
+      await runtime
+        .teardown(config.mesh.name)
+        .catch((error: unknown) => logger.error({ err: error }, 'teardown failed'));
+    },
+  };
+}
