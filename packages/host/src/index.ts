@@ -23,6 +23,7 @@ export {
   type RunningAgent,
   type StartProgress,
 } from './fleet/index.js';
+export { removeCrashLeftovers } from './fleet/runtime-factory.js';
 export {
   createLlmProxy,
   type LlmFeatureOptions,
@@ -31,7 +32,7 @@ export {
   llmFeature,
   ProviderUnavailableError,
 } from './llm/index.js';
-export { createMeshHost, type MeshHost, type MeshHostOptions, removeCrashLeftovers } from './mesh-host.js';
+export { createMeshHost, type MeshHost, type MeshHostOptions } from './mesh-host.js';
 export { type AgentClient, createAgentClient, operatorFeature } from './operator/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';

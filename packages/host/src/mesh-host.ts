@@ -1,6 +1,5 @@
-import path from 'node:path';
 import { type Clock, systemClock } from '@openlegion/infra/clock';
-import type { MeshStatus } from '@openlegion/protocol';
+import type { ChannelMesh, MeshStatus } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import { loadOrCreateOperatorToken } from './auth/operator-token.js';
 import { TokenRegistry } from './auth/token-registry.js';
@@ -11,16 +10,9 @@ import {
   type HostFeature,
   openHostContext,
 } from './features/index.js';
-import {
-  type AgentRuntime,
-  DockerRuntime,
-  fleetFeature,
-  ProcessRuntime,
-  probeDockerEngine,
-  type StartProgress,
-} from './fleet/index.js';
+import { type AgentRuntime, createRuntime, fleetFeature, type StartProgress } from './fleet/index.js';
 import { llmFeature } from './llm/llm-feature.js';
-import { operatorFeature } from './operator/index.js';
+import { createAgentClient, createChannelMesh, operatorFeature } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
 import { environmentSecrets, type SecretSource } from './secrets/index.js';
 import { buildHostApp } from './server/build-host-app.js';
@@ -52,6 +44,8 @@ export interface MeshHost {
   status(): MeshStatus;
   /** Settles when an operator asks the host to shut down (`POST /api/shutdown`). */
   readonly shutdownRequested: Promise<void>;
+  /** The mesh as chat channels see it (the CLI hands it to each channel it starts). */
+  readonly channelMesh: ChannelMesh;
 }
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
@@ -99,15 +93,11 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       appServed = serveApp();
     },
   });
+  const agentChat = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
   // Agents last: they stop first, and every route they call exists before they start.
   const features: HostFeature[] = [
     llmFeature({ baseUrlOverrides: options.baseUrlOverrides }),
-    operatorFeature({
-      registry: fleet.registry,
-      tokens,
-      meshStatus: status,
-      onShutdown: () => requestShutdown(),
-    }),
+    operatorFeature({ ...agentChat, meshStatus: status, onShutdown: () => requestShutdown() }),
     fleet,
   ];
   const lifecycle = new FeatureLifecycle(features, logger);
@@ -148,29 +138,5 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     return stopped;
   }
 
-  return { start, stop, status, shutdownRequested };
-}
-
-/**
- * Remove what a crashed host of this mesh left running (containers and network, or agent
- * processes), for `openlegion stop` when no host answers. Agents' data volumes are kept.
- * Looks in both runtimes: the crashed run may have used `--runtime` to override mesh.yaml.
- */
-export async function removeCrashLeftovers(options: {
-  loaded: LoadedMeshConfig;
-  agentEntry: string;
-}): Promise<string[]> {
-  const mesh = options.loaded.config.mesh.name;
-  const removed = await createRuntime({ ...options, runtime: 'process' }).cleanupLeftovers(mesh);
-  if ((await probeDockerEngine()).reachable)
-    removed.push(...(await new DockerRuntime().cleanupLeftovers(mesh)));
-  return removed;
-}
-
-function createRuntime(options: Pick<MeshHostOptions, 'runtime' | 'agentEntry' | 'loaded'>): AgentRuntime {
-  if (options.runtime === 'docker') return new DockerRuntime();
-  return new ProcessRuntime({
-    agentEntry: options.agentEntry,
-    runDir: path.join(options.loaded.dataDir, 'run'),
-  });
+  return { start, stop, status, shutdownRequested, channelMesh: createChannelMesh(agentChat) };
 }

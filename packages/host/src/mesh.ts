@@ -1,4 +1,5 @@
 // The lean entry the CLI's `start` uses: the host's composition without loading fastify up front
 // (the root loads the server itself once the agents are starting).
 export type { StartProgress } from './fleet/agent-launch.js';
-export { createMeshHost, type MeshHost, type MeshHostOptions, removeCrashLeftovers } from './mesh-host.js';
+export { removeCrashLeftovers } from './fleet/runtime-factory.js';
+export { createMeshHost, type MeshHost, type MeshHostOptions } from './mesh-host.js';

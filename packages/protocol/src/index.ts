@@ -17,6 +17,7 @@ export {
   type ToolResult,
   textResult,
 } from './agent-tool.js';
+export type { Channel, ChannelMesh } from './channel.js';
 export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
 export {
   ERROR_CODES,

@@ -15,3 +15,4 @@ export { agentVolumeName, DockerRuntime, type DockerRuntimeOptions } from './doc
 export { type FleetFeature, type FleetFeatureOptions, fleetFeature } from './fleet-feature.js';
 export { ProcessRuntime, type ProcessRuntimeOptions } from './process-runtime.js';
 export { parseByteSize, toDockerLimits } from './resource-limits.js';
+export { createRuntime, type RuntimeChoice, removeCrashLeftovers } from './runtime-factory.js';

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ErrorBody, errorBody, formatSseEvent } from '@openlegion/protocol';
+import { type ChannelMesh, type ErrorBody, errorBody, formatSseEvent } from '@openlegion/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
-import { operatorFeature } from './index.js';
+import { createAgentClient, createChannelMesh, operatorFeature } from './index.js';
 
 interface ReceivedChat {
   authorization: string | undefined;
@@ -59,6 +59,7 @@ describe('chat relay through the host', () => {
   let host: FeatureTestHost;
   let hostUrl: string;
   let agentToken: string;
+  let channelMesh: ChannelMesh;
 
   beforeAll(async () => {
     standIn = await startStandInAgent();
@@ -73,6 +74,7 @@ describe('chat relay through the host', () => {
       { llm: { providers: { openai: {} } }, agents: { a: {} } },
       { tokens, start: false },
     );
+    channelMesh = createChannelMesh({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
     const registry = fleet.registry();
     registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
     registry.markReady('a');
@@ -153,6 +155,41 @@ describe('chat relay through the host', () => {
     expect(((await response.json()) as ErrorBody).error).toMatchObject({
       code: 'AGENT_BUSY',
       retryable: true,
+    });
+  });
+
+  describe('the channel mesh', () => {
+    it("streams the agent's answer as typed events, relayed with the agent token", async () => {
+      standIn.behave((res) => {
+        sseHeaders(res);
+        res.write(formatSseEvent({ type: 'text_delta', text: 'Hi ' }));
+        res.end(formatSseEvent({ type: 'done', conversation_id: 'tg-1', text: 'Hi there' }));
+      });
+      const events = [];
+      for await (const event of channelMesh.chat('a', { message: 'hello', conversation_id: 'tg-1' }))
+        events.push(event);
+      expect(events).toEqual([
+        { type: 'text_delta', text: 'Hi ' },
+        { type: 'done', conversation_id: 'tg-1', text: 'Hi there' },
+      ]);
+      expect(standIn.received[0]?.authorization).toBe(`Bearer ${agentToken}`);
+      expect(channelMesh.agents().map((agent) => [agent.name, agent.state])).toEqual([['a', 'ready']]);
+    });
+
+    it('refuses an unknown agent before any event, listing the agents', async () => {
+      const chat = channelMesh.chat('zz', { message: 'hello' })[Symbol.asyncIterator]();
+      await expect(chat.next()).rejects.toMatchObject({
+        code: 'AGENT_UNKNOWN',
+        message: 'no agent "zz" (agents: a)',
+      });
+    });
+
+    it('refuses an empty message naming the field', async () => {
+      const chat = channelMesh.chat('a', { message: '' })[Symbol.asyncIterator]();
+      await expect(chat.next()).rejects.toMatchObject({
+        code: 'REQUEST_INVALID',
+        message: expect.stringContaining('body.message'),
+      });
     });
   });
 });

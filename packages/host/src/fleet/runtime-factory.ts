@@ -1,0 +1,35 @@
+import path from 'node:path';
+import type { LoadedMeshConfig } from '../config/index.js';
+import type { AgentRuntime, AgentRuntimeKind } from './agent-runtime.js';
+import { probeDockerEngine } from './docker-engine-probe.js';
+import { DockerRuntime } from './docker-runtime.js';
+import { ProcessRuntime } from './process-runtime.js';
+
+export interface RuntimeChoice {
+  runtime: AgentRuntimeKind;
+  loaded: LoadedMeshConfig;
+  /** The agent entry for the process runtime (`@openlegion/agent/main`). */
+  agentEntry: string;
+}
+
+/** The runtime a mesh runs its agents on. */
+export function createRuntime(choice: RuntimeChoice): AgentRuntime {
+  if (choice.runtime === 'docker') return new DockerRuntime();
+  return new ProcessRuntime({
+    agentEntry: choice.agentEntry,
+    runDir: path.join(choice.loaded.dataDir, 'run'),
+  });
+}
+
+/**
+ * Remove what a crashed host of this mesh left running (containers and network, or agent
+ * processes), for `openlegion stop` when no host answers. Agents' data volumes are kept.
+ * Looks in both runtimes: the crashed run may have used `--runtime` to override mesh.yaml.
+ */
+export async function removeCrashLeftovers(options: Omit<RuntimeChoice, 'runtime'>): Promise<string[]> {
+  const mesh = options.loaded.config.mesh.name;
+  const removed = await createRuntime({ ...options, runtime: 'process' }).cleanupLeftovers(mesh);
+  if ((await probeDockerEngine()).reachable)
+    removed.push(...(await new DockerRuntime().cleanupLeftovers(mesh)));
+  return removed;
+}
