@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { parseRequest, registerErrorHandling } from '@openlegion/infra/http';
 import { openSseResponse } from '@openlegion/infra/sse';
 import {
@@ -33,8 +34,8 @@ export interface AgentServerDeps {
    * order); until then `/status` says `starting` and `/chat` answers 503 AGENT_NOT_READY.
    */
   ready: () => ReadyAgent | undefined;
-  /** Milliseconds clock, for `uptime_ms`. */
-  now?: () => number;
+  /** For `uptime_ms`. */
+  clock?: Clock;
 }
 
 /**
@@ -48,7 +49,8 @@ const noJsonSchemas = () => () => {
 };
 
 export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
   const startedMs = now();
   const activeChats = new Map<string, AbortController>();
   const app = Fastify({

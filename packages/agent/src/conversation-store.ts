@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { type Database, migrate, openDatabase, transaction } from '@openlegion/infra/sqlite';
 
 export type StoredRole = 'user' | 'assistant';
@@ -24,15 +25,15 @@ const CONVERSATION_MIGRATIONS: readonly string[] = [
 /** The agent's conversations in SQLite at `<dataDir>/agent.db`; survives container restarts. */
 export class ConversationStore {
   readonly #db: Database;
-  readonly #now: () => Date;
+  readonly #clock: Clock;
 
-  private constructor(db: Database, now: () => Date) {
+  private constructor(db: Database, clock: Clock) {
     this.#db = db;
-    this.#now = now;
+    this.#clock = clock;
   }
 
   /** Open (creating the directory and database when needed) and migrate the store. */
-  static open(dataDir: string, options: { now?: () => Date } = {}): ConversationStore {
+  static open(dataDir: string, options: { clock?: Clock } = {}): ConversationStore {
     const db = openDatabase(join(dataDir, 'agent.db'));
     try {
       // Stores made before per-feature tracking kept this schema's version in user_version.
@@ -41,7 +42,7 @@ export class ConversationStore {
       db.close();
       throw error;
     }
-    return new ConversationStore(db, options.now ?? (() => new Date()));
+    return new ConversationStore(db, options.clock ?? systemClock);
   }
 
   /** Append messages to a conversation atomically: all of them are stored or none. */
@@ -54,7 +55,7 @@ export class ConversationStore {
     );
     transaction(this.#db, () => {
       let seq = nextSeq.get(conversationId)?.next ?? 1;
-      const createdAt = this.#now().toISOString();
+      const createdAt = new Date(this.#clock.now()).toISOString();
       for (const message of messages)
         insert.run(conversationId, seq++, message.role, message.content, createdAt);
     });

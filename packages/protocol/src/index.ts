@@ -19,6 +19,7 @@ export {
 } from './agent-tool.js';
 export type { Channel, ChannelMesh } from './channel.js';
 export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
+export { type DeepReadonly, deepFreeze } from './deep-readonly.js';
 export {
   ERROR_CODES,
   type ErrorBody,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DeepReadonly } from './deep-readonly.js';
 
 /** Names that become parts of container, network and volume names. */
 const slug = z
@@ -58,7 +59,7 @@ const providerSchema = z
     script: z.string().min(1).optional(),
   })
   .strict();
-export type ProviderConfig = z.infer<typeof providerSchema>;
+export type ProviderConfig = DeepReadonly<z.infer<typeof providerSchema>>;
 
 const llmSchema = z
   .object({
@@ -127,7 +128,7 @@ const agentSchema = z
     resources: resourcesSchema.partial().optional(),
   })
   .strict();
-export type AgentConfig = z.infer<typeof agentSchema>;
+export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;
 
 const channelsSchema = z
   .object({
@@ -237,7 +238,8 @@ function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-export type MeshConfig = z.infer<typeof meshConfigSchema>;
+/** A validated mesh.yaml: read-only (the loader deep-freezes it too). */
+export type MeshConfig = DeepReadonly<z.infer<typeof meshConfigSchema>>;
 export type MeshConfigInput = z.input<typeof meshConfigSchema>;
 
 /** The provider kind, defaulting from a well-known provider name. */

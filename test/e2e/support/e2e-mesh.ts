@@ -1,18 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { findFreePort } from '@openlegion/infra/http';
 
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+/** A TCP port free on loopback right now. */
+export const freePort = (): Promise<number> => findFreePort('127.0.0.1');
 
 export interface E2eMesh {
   name: string;

@@ -102,3 +102,16 @@ describe('loadMeshConfig', () => {
     });
   });
 });
+
+describe('a loaded config', () => {
+  it('is frozen all the way down, so no module can change what others read', () => {
+    const config = parseMeshConfig(
+      'llm: { providers: { openai: {} } }\nagents:\n  a: { permissions: { message: [b] } }\n  b: {}\n',
+    );
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.agents.a?.permissions.message)).toBe(true);
+    expect(() => {
+      (config.mesh as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+});

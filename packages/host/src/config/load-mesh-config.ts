@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
+import { deepFreeze, type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import type { ZodError } from 'zod';
 
@@ -67,7 +67,8 @@ export function parseMeshConfig(text: string, file = 'mesh.yaml'): MeshConfig {
   if (syntaxProblems.length > 0) throw configError(file, syntaxProblems);
 
   const result = meshConfigSchema.safeParse(doc.toJS() ?? {});
-  if (result.success) return result.data;
+  // Frozen once validated: no module can change the config others have read.
+  if (result.success) return deepFreeze(result.data);
   throw configError(file, zodProblems(result.error, doc, lineCounter, file));
 }
 

@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ErrorBody, MeshConfigInput } from '@openlegion/protocol';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
@@ -27,20 +28,49 @@ const config: MeshConfigInput = {
     providers: {
       openai: { api_key: 'vault:OPENAI_API_KEY' },
       gone: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' },
+      gated: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' },
     },
   },
   agents: { a: {} },
 };
 
+const GATED_FIRST = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'one' } }] })}\n\n`;
+const GATED_SECOND = 'data: [DONE]\n\n';
+
+interface GatedUpstream {
+  server: Server;
+  url: string;
+  releaseSecond: () => void;
+}
+
+/** A provider whose stream waits, after its first chunk, until the test lets it go on. */
+async function startGatedUpstream(): Promise<GatedUpstream> {
+  let releaseSecond = () => {};
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(GATED_FIRST);
+    new Promise<void>((resolve) => {
+      releaseSecond = resolve;
+    }).then(() => res.end(GATED_SECOND));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/v1`, releaseSecond: () => releaseSecond() };
+}
+
 describe('LLM proxy through the host', () => {
   let fakeLlm: FakeLlm;
+  let gated: GatedUpstream;
   let host: FeatureTestHost;
   let hostUrl: string;
   let agentToken: string;
 
   beforeAll(async () => {
     fakeLlm = await startFakeLlm({ script: SCRIPT });
-    host = await startFeatureTestHost([llmFeature({ baseUrlOverrides: { openai: fakeLlm.url } })], config, {
+    gated = await startGatedUpstream();
+    const baseUrlOverrides = { openai: fakeLlm.url, gated: gated.url };
+    host = await startFeatureTestHost([llmFeature({ baseUrlOverrides })], config, {
       secrets: environmentSecrets({ OPENAI_API_KEY: PROVIDER_KEY }),
     });
     agentToken = host.agentAuth('a').authorization.slice('Bearer '.length);
@@ -50,6 +80,7 @@ describe('LLM proxy through the host', () => {
   afterAll(async () => {
     await host.stop();
     await fakeLlm.close();
+    gated.server.close();
   });
   beforeEach(() => fakeLlm.reset());
 
@@ -90,6 +121,24 @@ describe('LLM proxy through the host', () => {
     }
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('Hello world');
+  });
+
+  it('passes each streamed chunk on before the provider sends the next (no buffering)', async () => {
+    const response = await post('/v1/chat/completions', {
+      model: 'gated/m',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const reader = (response.body ?? new ReadableStream<Uint8Array>()).getReader();
+    // The provider sends its second chunk only once the client has read the first.
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toBe(GATED_FIRST);
+    gated.releaseSecond();
+    let rest = '';
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      rest += new TextDecoder().decode(next.value);
+    }
+    expect(rest).toBe(GATED_SECOND);
   });
 
   it('answers 503 LLM_PROVIDER_UNAVAILABLE when the provider answers 503', async () => {
