@@ -152,6 +152,14 @@ describe('createAgentServer', () => {
     ]);
   });
 
+  it('counts progress on /status with every event a turn streams', async () => {
+    app = serverWith({ self, chat: scriptedChat().chat });
+    const before = agentStatusSchema.parse((await app.inject({ method: 'GET', url: '/status' })).json());
+    await app.inject({ method: 'POST', url: '/chat', headers: AUTH, payload: { message: 'hi' } });
+    const after = agentStatusSchema.parse((await app.inject({ method: 'GET', url: '/status' })).json());
+    expect([before.progress, after.progress]).toEqual([0, 2]);
+  });
+
   it('refuses a second chat on a busy conversation with AGENT_BUSY', async () => {
     let release: () => void = () => {};
     const { chat, started } = scriptedChat({ hold: new Promise((resolve) => (release = resolve)) });

@@ -53,6 +53,8 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
   const now = () => clock.now();
   const startedMs = now();
   const activeChats = new Map<string, AbortController>();
+  /** Steps taken across all turns; the host's health monitor reads it to tell busy from hung. */
+  let progress = 0;
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -73,6 +75,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
       model: agent?.self.model ?? '',
       uptime_ms: Math.max(0, now() - startedMs),
       conversations: deps.store.conversationCount(),
+      progress,
     };
   });
 
@@ -95,7 +98,10 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
       activeChats.set(conversationId, controller);
       reply.hijack();
       const stream = openSseResponse(reply.raw, controller);
-      const emit = (event: ChatEvent) => stream.send(formatSseEvent(event));
+      const emit = (event: ChatEvent) => {
+        progress += 1;
+        stream.send(formatSseEvent(event));
+      };
       try {
         await agent.chat.runChat({ message, conversationId }, emit, stream.signal);
       } catch (error) {

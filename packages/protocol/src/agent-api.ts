@@ -1,11 +1,54 @@
 import { z } from 'zod';
 
 /** `POST /chat` on an agent (and `POST /api/agents/:agent/chat` on the host, which relays it). */
-export const chatRequestSchema = z.object({
-  message: z.string().min(1, 'message must not be empty').max(200_000),
-  conversation_id: z.string().min(1).max(200).default('default'),
-});
+const message = z.string().min(1, 'message must not be empty').max(200_000);
+const conversationId = z.string().min(1).max(200).default('default');
+/** Where work entered the mesh (CLI, channel, cron, workflow); carried on every hop as `x-openlegion-trace`. */
+const traceId = z.string().min(1).max(100).optional();
+
+/** `POST /chat` on an agent (and `POST /api/agents/:agent/chat` on the host, which relays it). */
+export const chatRequestSchema = z.object({ message, conversation_id: conversationId, trace_id: traceId });
 export type ChatRequest = z.input<typeof chatRequestSchema>;
+
+/**
+ * `POST /chat/steer` on an agent: a message for the turn running in a conversation, applied after
+ * its current tool round. `steered: false` when no turn is running: the caller then sends it as an
+ * ordinary chat (a followup).
+ */
+export const steerRequestSchema = z.object({ message, conversation_id: conversationId });
+export type SteerRequest = z.input<typeof steerRequestSchema>;
+export const steerResponseSchema = z.object({ steered: z.boolean() });
+export type SteerResponse = z.infer<typeof steerResponseSchema>;
+
+/** `POST /task` on an agent: work to finish in task mode; answered with the same SSE events as chat. */
+export const taskRequestSchema = z.object({
+  task: message,
+  conversation_id: z.string().min(1).max(200).optional(),
+  max_iterations: z.number().int().min(1).max(200).optional(),
+  trace_id: traceId,
+});
+export type TaskRequest = z.input<typeof taskRequestSchema>;
+
+/**
+ * `POST /heartbeat` on an agent. The host says what is pending; the agent probes for free first
+ * (pending work, a non-empty HEARTBEAT.md) and calls the LLM only when something is actionable.
+ */
+export const heartbeatRequestSchema = z.object({
+  pending_messages: z.number().int().nonnegative().default(0),
+  pending_events: z.number().int().nonnegative().default(0),
+  trace_id: traceId,
+});
+export type HeartbeatRequest = z.input<typeof heartbeatRequestSchema>;
+export const heartbeatResponseSchema = z.object({
+  /** Whether a turn ran (an LLM was called). */
+  ran: z.boolean(),
+  /** Why it ran or did not, e.g. `nothing actionable`. */
+  reason: z.string(),
+  reply: z.string(),
+  /** A silent reply (`__SILENT__` or empty) is delivered nowhere. */
+  silent: z.boolean(),
+});
+export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;
 
 export const agentStateSchema = z.enum(['starting', 'ready', 'busy', 'stopping', 'stopped', 'failed']);
 export type AgentState = z.infer<typeof agentStateSchema>;
@@ -18,6 +61,8 @@ export const agentStatusSchema = z.object({
   model: z.string(),
   uptime_ms: z.number().nonnegative(),
   conversations: z.number().int().nonnegative(),
+  /** Grows with every step of every turn (each event streamed); a busy agent whose progress stands still is hung. */
+  progress: z.number().int().nonnegative(),
 });
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 

@@ -7,6 +7,16 @@ export {
   agentStatusSchema,
   type ChatRequest,
   chatRequestSchema,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+  heartbeatRequestSchema,
+  heartbeatResponseSchema,
+  type SteerRequest,
+  type SteerResponse,
+  steerRequestSchema,
+  steerResponseSchema,
+  type TaskRequest,
+  taskRequestSchema,
 } from './agent-api.js';
 export {
   type AgentTool,
