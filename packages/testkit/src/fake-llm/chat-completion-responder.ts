@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { encodeSseFrame } from '@openlegion/infra/sse';
 import { toChatCompletion, toStreamChunks } from './chat-completion-format.js';
 import type { CompletionPlan } from './completion-plan.js';
 import { sendJson, sendOpenAiError } from './openai-error.js';
@@ -17,7 +18,7 @@ export interface StreamOptions {
 
 function writeEvent(res: ServerResponse, payload: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    res.write(`data: ${payload}\n\n`, (error) => (error ? reject(error) : resolve()));
+    res.write(encodeSseFrame({ data: payload }), (error) => (error ? reject(error) : resolve()));
   });
 }
 
