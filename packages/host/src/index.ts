@@ -25,6 +25,15 @@ export {
 } from './fleet/index.js';
 export { removeCrashLeftovers } from './fleet/runtime-factory.js';
 export {
+  type AgentClient,
+  createAgentClient,
+  createChannelMesh,
+  type LaneItem,
+  type LaneRequest,
+  type Lanes,
+  lanesFeature,
+} from './lanes/index.js';
+export {
   createLlmProxy,
   type LlmFeatureOptions,
   type LlmProxy,
@@ -33,7 +42,7 @@ export {
   ProviderUnavailableError,
 } from './llm/index.js';
 export { createMeshHost, type MeshHost, type MeshHostOptions } from './mesh-host.js';
-export { type AgentClient, createAgentClient, operatorFeature } from './operator/index.js';
+export { operatorFeature } from './operator/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';

@@ -11,8 +11,9 @@ import {
   openHostContext,
 } from './features/index.js';
 import { type AgentRuntime, createRuntime, fleetFeature, type StartProgress } from './fleet/index.js';
+import { createAgentClient, createChannelMesh, lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/llm-feature.js';
-import { createAgentClient, createChannelMesh, operatorFeature } from './operator/index.js';
+import { operatorFeature } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
 import { environmentSecrets, type SecretSource } from './secrets/index.js';
 import { buildHostApp } from './server/build-host-app.js';
@@ -93,11 +94,12 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       appServed = serveApp();
     },
   });
-  const agentChat = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
+  const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
   // Agents last: they stop first, and every route they call exists before they start.
   const features: HostFeature[] = [
     llmFeature({ baseUrlOverrides: options.baseUrlOverrides }),
-    operatorFeature({ ...agentChat, meshStatus: status, onShutdown: () => requestShutdown() }),
+    operatorFeature({ meshStatus: status, onShutdown: () => requestShutdown() }),
+    lanes,
     fleet,
   ];
   const lifecycle = new FeatureLifecycle(features, logger);
@@ -138,5 +140,5 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     return stopped;
   }
 
-  return { start, stop, status, shutdownRequested, channelMesh: createChannelMesh(agentChat) };
+  return { start, stop, status, shutdownRequested, channelMesh: createChannelMesh(lanes) };
 }

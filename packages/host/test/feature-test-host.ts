@@ -68,6 +68,7 @@ export async function startFeatureTestHost(
     signal: controller.signal,
   };
   const tokens = options.tokens ?? new TokenRegistry();
+  for (const feature of features) feature.init?.(context);
   const app = await buildHostApp({
     logger,
     auth: { tokens, operatorToken: TEST_OPERATOR_TOKEN },

@@ -57,6 +57,21 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'the agent runtime (Docker engine) is not available',
   },
+  MESH_QUEUE_FULL: {
+    retryable: true,
+    status: 429,
+    summary: "the agent's lane queue is full; try again once it has worked some off",
+  },
+  AGENT_TURN_INTERRUPTED: {
+    retryable: false,
+    status: 409,
+    summary: 'the running turn was interrupted by a newer message (lane mode interrupt)',
+  },
+  AGENT_HUNG: {
+    retryable: true,
+    status: 504,
+    summary: 'the lane watchdog ended a turn that made no progress',
+  },
   STORE_SCHEMA_NEWER: {
     retryable: false,
     status: 500,

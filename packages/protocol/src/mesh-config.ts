@@ -152,6 +152,18 @@ const meshSectionSchema = z
   })
   .strict();
 
+/** How each agent's lane queue behaves (one persisted FIFO per agent). */
+const lanesSchema = z
+  .object({
+    /** Items waiting in one agent's lane before new ones are refused (429). */
+    queue_cap: z.number().int().min(1).max(100_000).default(100),
+    /** `collect` messages arriving within this window become one turn. */
+    collect_debounce_ms: z.number().int().min(0).max(600_000).default(1_500),
+    /** A turn that streams nothing for this long is ended as hung. */
+    watchdog_ms: z.number().int().min(1_000).max(86_400_000).default(600_000),
+  })
+  .strict();
+
 /** The whole mesh.yaml (ARCHITECTURE.md §4), with defaults applied and cross-references checked. */
 export const meshConfigSchema = z
   .object({
@@ -162,6 +174,7 @@ export const meshConfigSchema = z
       message: 'define at least one agent',
     }),
     channels: channelsSchema.default({}),
+    lanes: lanesSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

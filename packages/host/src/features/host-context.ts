@@ -15,7 +15,10 @@ export interface HostContextOptions {
   signal: AbortSignal;
 }
 
-/** Open `<data_dir>/mesh.db`, apply every feature's migrations, and hand out the shared context. */
+/**
+ * Open `<data_dir>/mesh.db`, apply every feature's migrations, build the shared context and run
+ * every feature's `init` with it.
+ */
 export function openHostContext(options: HostContextOptions): FeatureContext {
   const { loaded } = options;
   const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'));
@@ -30,7 +33,7 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
     db.close();
     throw error;
   }
-  return {
+  const context: FeatureContext = {
     config: loaded.config,
     dataDir: loaded.dataDir,
     resolvePath: loaded.resolvePath,
@@ -40,4 +43,6 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
     secrets: options.secrets,
     signal: options.signal,
   };
+  for (const feature of options.features) feature.init?.(context);
+  return context;
 }

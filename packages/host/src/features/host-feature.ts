@@ -25,7 +25,7 @@ export interface FeatureContext {
 /**
  * One host capability (vault, llm, blackboard, lanes, cron, ...), in its own folder, in one shape.
  * The composition root lists the features; it opens the database and applies every feature's
- * migrations, builds the HTTP app from every feature's routes, runs `start` in list order and
+ * migrations, runs every `init`, builds the HTTP app from every feature's routes, runs `start` in list order and
  * `stop` in reverse (also after a failed or interrupted start, for the features that started).
  *
  * Dependencies between features are explicit: a feature's factory takes the other features (or
@@ -50,6 +50,11 @@ export interface HostFeature {
   readonly migrations?: readonly string[];
   /** Set by the one feature that owned mesh.db's schema before per-feature tracking. */
   readonly adoptsUserVersion?: boolean;
+  /**
+   * Synchronous setup once mesh.db is open and migrated: create the repositories and services
+   * that routes and other features use. Runs for every feature before any routes or start.
+   */
+  init?(context: FeatureContext): void;
   /**
    * Register HTTP routes. Called once when the app is built, which may happen while features
    * later in the list are still starting: handlers read feature state at request time.

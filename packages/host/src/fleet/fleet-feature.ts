@@ -48,8 +48,8 @@ export function fleetFeature(options: FleetFeatureOptions): FleetFeature {
     migrations: REGISTRY_FEATURE.steps,
     adoptsUserVersion: true,
     registry: currentRegistry,
+    init: (given) => void attach(given),
     routes(app, given) {
-      attach(given);
       registerAgentApiRoutes(app, { registry: currentRegistry, selfFor: (agent) => agentSelf(given, agent) });
     },
     async start(given) {

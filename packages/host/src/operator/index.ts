@@ -1,4 +1,2 @@
-export type { AgentChatDeps } from './agent-chat.js';
-export { type AgentClient, createAgentClient } from './agent-client.js';
-export { createChannelMesh } from './channel-mesh.js';
-export { type OperatorFeatureOptions, operatorFeature } from './operator-feature.js';
+export { operatorFeature } from './operator-feature.js';
+export type { OperatorRouteDeps } from './operator-routes.js';

@@ -1,30 +1,16 @@
-import { parseRequest } from '@openlegion/infra/http';
-import { chatRequestSchema, type MeshStatus } from '@openlegion/protocol';
+import type { MeshStatus } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { abortOnClientClose } from '../server/client-abort.js';
-import { sendUpstream } from '../server/upstream-reply.js';
-import { type AgentChatDeps, openAgentChat } from './agent-chat.js';
 
-export interface OperatorRouteDeps extends AgentChatDeps {
+export interface OperatorRouteDeps {
   meshStatus: () => MeshStatus;
   onShutdown?: (() => void) | undefined;
 }
-
-const agentParamsSchema = z.object({ agent: z.string().min(1) });
 
 /** The operator API (`/api/*`), used by the CLI with the operator token. */
 export function registerOperatorRoutes(app: FastifyInstance, deps: OperatorRouteDeps): void {
   const auth = { auth: 'operator' } as const;
 
   app.get('/api/status', { config: auth }, async () => deps.meshStatus());
-
-  app.post('/api/agents/:agent/chat', { config: auth }, async (request, reply) => {
-    const { agent } = parseRequest(agentParamsSchema, request.params, 'params');
-    const body = parseRequest(chatRequestSchema, request.body);
-    const upstream = await openAgentChat(deps, agent, body, abortOnClientClose(reply));
-    return sendUpstream(reply, upstream);
-  });
 
   app.post(
     '/api/shutdown',

@@ -130,6 +130,12 @@ export class AgentRegistry {
     return { ...entry.record };
   }
 
+  /** Be told of every state change (e.g. to dispatch work when an agent becomes ready). */
+  onTransition(listener: (record: AgentRecord) => void): () => void {
+    this.#transitions.on(TRANSITION, listener);
+    return () => this.#transitions.off(TRANSITION, listener);
+  }
+
   get(name: string): AgentRecord | undefined {
     const entry = this.#entries.get(name);
     return entry && { ...entry.record };

@@ -5,6 +5,7 @@ import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-t
 import { TokenRegistry } from '../auth/index.js';
 import type { HostFeature } from '../features/index.js';
 import { fleetFeature } from '../fleet/index.js';
+import { createAgentClient, lanesFeature } from '../lanes/index.js';
 import { llmFeature } from '../llm/index.js';
 import { operatorFeature } from '../operator/index.js';
 import type { AgentRegistry } from '../registry/index.js';
@@ -51,9 +52,8 @@ describe('the host app', () => {
     const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
     const features = [
       llmFeature(),
+      lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() }),
       operatorFeature({
-        registry: fleet.registry,
-        tokens,
         meshStatus: () => status,
         onShutdown: () => {
           shutdowns += 1;
@@ -188,10 +188,11 @@ describe('the host app', () => {
     });
   });
 
-  it('answers 503 AGENT_NOT_READY when chatting with an agent that is still starting', async () => {
+  it('answers 503 AGENT_NOT_READY when chatting with an agent that failed', async () => {
+    registry.markFailed('b', new Error('crashed'));
     const response = await host.app.inject({
       method: 'POST',
-      url: '/api/agents/a/chat',
+      url: '/api/agents/b/chat',
       headers: asOperator(),
       payload: { message: 'hi' },
     });

@@ -6,7 +6,7 @@ import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
-import { createAgentClient, createChannelMesh, operatorFeature } from './index.js';
+import { createAgentClient, createChannelMesh, lanesFeature } from './index.js';
 
 interface ReceivedChat {
   authorization: string | undefined;
@@ -66,15 +66,13 @@ describe('chat relay through the host', () => {
     const tokens = new TokenRegistry();
     agentToken = tokens.mint('a');
     const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
-    const meshStatus = () => {
-      throw new Error('not used');
-    };
+    const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
     host = await startFeatureTestHost(
-      [operatorFeature({ registry: fleet.registry, tokens, meshStatus }), fleet],
+      [lanes, fleet],
       { llm: { providers: { openai: {} } }, agents: { a: {} } },
       { tokens, start: false },
     );
-    channelMesh = createChannelMesh({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
+    channelMesh = createChannelMesh(lanes);
     const registry = fleet.registry();
     registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
     registry.markReady('a');
@@ -104,7 +102,11 @@ describe('chat relay through the host', () => {
     });
     await (await chat()).text();
     expect(standIn.received[0]?.authorization).toBe(`Bearer ${agentToken}`);
-    expect(standIn.received[0]?.body).toEqual({ message: 'hello', conversation_id: 'default' });
+    expect(standIn.received[0]?.body).toEqual({
+      message: 'hello',
+      conversation_id: 'default',
+      trace_id: expect.any(String),
+    });
   });
 
   it('passes each SSE event to the client before the agent has finished', async () => {

@@ -1,5 +1,5 @@
 import { errorFromBody } from '@openlegion/infra/http';
-import { type ChatRequest, OpenLegionError } from '@openlegion/protocol';
+import { type ChatRequest, OpenLegionError, type TaskRequest } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
 import type { AgentRegistry } from '../registry/index.js';
 import type { AgentClient } from './agent-client.js';
@@ -19,13 +19,16 @@ export interface AgentChatDeps {
 export async function openAgentChat(
   deps: AgentChatDeps,
   agent: string,
-  body: ChatRequest,
+  body: ChatRequest | { task: TaskRequest },
   signal?: AbortSignal,
 ): Promise<Response> {
   const { url, token } = reachableAgent(deps, agent);
   let upstream: Response;
   try {
-    upstream = await deps.agentClient.relayChat(url, token, body, signal);
+    upstream =
+      'task' in body
+        ? await deps.agentClient.relayTask(url, token, body.task, signal)
+        : await deps.agentClient.relayChat(url, token, body, signal);
   } catch (error) {
     if (signal?.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
@@ -38,7 +41,7 @@ export async function openAgentChat(
   return upstream;
 }
 
-function reachableAgent(deps: AgentChatDeps, agent: string): { url: string; token: string } {
+export function reachableAgent(deps: AgentChatDeps, agent: string): { url: string; token: string } {
   const record = deps.registry().get(agent);
   if (!record) {
     const agents = deps

@@ -1,0 +1,16 @@
+export type { AgentChatDeps } from './agent-chat.js';
+export { type AgentClient, createAgentClient } from './agent-client.js';
+export { createChannelMesh } from './channel-mesh.js';
+export { LaneDispatcher, type LaneItemEvent } from './lane-dispatcher.js';
+export {
+  LANE_MODES,
+  LANE_SOURCES,
+  type LaneItem,
+  type LaneMode,
+  type LaneRequest,
+  type LaneSource,
+} from './lane-item.js';
+export type { Enqueued } from './lane-queue.js';
+export { LaneRepository } from './lane-repository.js';
+export type { Lanes } from './lanes.js';
+export { type LanesFeatureOptions, lanesFeature } from './lanes-feature.js';

@@ -1,0 +1,94 @@
+import type { FeatureContext, HostFeature } from '../features/index.js';
+import type { AgentRegistry } from '../registry/index.js';
+import type { AgentChatDeps } from './agent-chat.js';
+import { runAgentTurn, steerAgent } from './agent-turn.js';
+import { followItem } from './follow-item.js';
+import { LaneDispatcher } from './lane-dispatcher.js';
+import type { LaneItem } from './lane-item.js';
+import { LANE_MIGRATIONS } from './lane-migrations.js';
+import { enqueue } from './lane-queue.js';
+import { LaneRepository } from './lane-repository.js';
+import { registerLaneRoutes } from './lane-routes.js';
+import type { Lanes } from './lanes.js';
+
+export interface LanesFeatureOptions extends AgentChatDeps {
+  /** Hand a finished item's result to its source (channels, cron, workflows); the CLI follows live. */
+  deliver?: (item: LaneItem) => Promise<void>;
+}
+
+/**
+ * One persisted FIFO per agent in mesh.db: serial within an agent, parallel across agents. Work
+ * queued before a host restart runs after it; results not yet delivered are delivered once.
+ */
+export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes {
+  let state: { repo: LaneRepository; dispatcher: LaneDispatcher; context: FeatureContext } | undefined;
+  let stopRegistryWatch = () => {};
+  const attach = (context: FeatureContext) => {
+    if (state) return state;
+    const repo = new LaneRepository(context.db);
+    const dispatcher = new LaneDispatcher({
+      repo,
+      clock: context.clock,
+      logger: context.logger.child({ component: 'lanes' }),
+      isReady: (agent) => options.registry().get(agent)?.state === 'ready',
+      runTurn: (item, emit, signal) => runAgentTurn(options, item, emit, signal),
+      deliver: async (item) => options.deliver?.(item),
+      watchdogMs: context.config.lanes.watchdog_ms,
+    });
+    state = { repo, dispatcher, context };
+    return state;
+  };
+  const current = () => {
+    if (!state) throw new Error('the lanes are used before the host database is open');
+    return state;
+  };
+  const registry = (): AgentRegistry => options.registry();
+
+  const lanes: Lanes = {
+    enqueue: (request) => {
+      const { repo, dispatcher, context } = current();
+      return enqueue(
+        {
+          config: context.config,
+          repo,
+          dispatcher,
+          clock: context.clock,
+          agentState: (agent) => options.registry().get(agent)?.state,
+          steer: (...args) => steerAgent(options, ...args),
+        },
+        request,
+      );
+    },
+    follow: (item) => followItem(current().dispatcher, current().repo, item),
+    cancel: (id) => current().dispatcher.cancel(id),
+    interrupt: (agent) => current().dispatcher.interrupt(agent),
+    queued: (agent) => current().repo.queuedCount(agent),
+    registry,
+    repository: () => current().repo,
+    dispatcher: () => current().dispatcher,
+  };
+
+  return {
+    ...lanes,
+    name: 'lanes',
+    migrations: LANE_MIGRATIONS,
+    init: (context) => void attach(context),
+    routes: (app) => registerLaneRoutes(app, lanes),
+    async start(context) {
+      const { repo, dispatcher } = attach(context);
+      const requeued = repo.requeueRunning();
+      if (requeued > 0)
+        context.logger.warn({ requeued }, 'work that was running when the host stopped runs again');
+      for (const item of repo.undelivered()) await options.deliver?.(item);
+      // Agents become ready after this feature starts: each one's lane starts with it.
+      stopRegistryWatch = registry().onTransition((record) => {
+        if (record.state === 'ready') dispatcher.kick(record.name);
+      });
+      for (const agent of repo.agentsWithWork()) dispatcher.kick(agent);
+    },
+    async stop() {
+      stopRegistryWatch();
+      await state?.dispatcher.stop();
+    },
+  };
+}

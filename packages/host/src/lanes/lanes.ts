@@ -1,0 +1,20 @@
+import type { ChatEvent } from '@openlegion/protocol';
+import type { AgentRegistry } from '../registry/index.js';
+import type { LaneDispatcher } from './lane-dispatcher.js';
+import type { LaneItem, LaneRequest } from './lane-item.js';
+import type { Enqueued } from './lane-queue.js';
+import type { LaneRepository } from './lane-repository.js';
+
+/** What other features (operator, channels, cron, messaging, workflows) use of the lanes. */
+export interface Lanes {
+  enqueue(request: LaneRequest): Promise<Enqueued>;
+  /** The item's events as they stream, until it settles (see followItem). */
+  follow(item: LaneItem): AsyncGenerator<ChatEvent>;
+  cancel(id: number): void;
+  interrupt(agent: string): void;
+  /** How many items wait in an agent's lane (a free heartbeat probe). */
+  queued(agent: string): number;
+  registry(): AgentRegistry;
+  repository(): LaneRepository;
+  dispatcher(): LaneDispatcher;
+}
