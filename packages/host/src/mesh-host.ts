@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { loadOrCreateOperatorToken } from './auth/operator-token.js';
 import { TokenRegistry } from './auth/token-registry.js';
 import type { LoadedMeshConfig } from './config/index.js';
+import { cronFeature } from './cron/index.js';
 import {
   type FeatureContext,
   FeatureLifecycle,
@@ -100,6 +101,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     llmFeature({ baseUrlOverrides: options.baseUrlOverrides }),
     operatorFeature({ meshStatus: status, onShutdown: () => requestShutdown() }),
     lanes,
+    cronFeature({ lanes }),
     fleet,
   ];
   const lifecycle = new FeatureLifecycle(features, logger);

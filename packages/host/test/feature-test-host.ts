@@ -46,9 +46,11 @@ export async function startFeatureTestHost(
     tokens?: TokenRegistry;
     /** Run the features' start hooks (default true); routes are registered either way. */
     start?: boolean;
+    /** A mesh.db file to open instead of an in-memory one (to test a restart over the same data). */
+    dbFile?: string;
   } = {},
 ): Promise<FeatureTestHost> {
-  const db = openDatabase(':memory:');
+  const db = openDatabase(options.dbFile ?? ':memory:');
   migrate(
     db,
     features.flatMap(({ name, migrations }) => (migrations ? [{ feature: name, steps: migrations }] : [])),

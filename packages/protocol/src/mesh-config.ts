@@ -98,7 +98,10 @@ const permissionsSchema = z
 
 const cronEntrySchema = z
   .object({
+    /** `every 30m`, `at 2026-12-01T09:00:00Z`, or 5 cron fields (`0 9 * * 1-5`). */
     schedule: z.string().min(1),
+    /** An IANA timezone for cron fields, e.g. Europe/Berlin (default: the host's). */
+    timezone: z.string().min(1).optional(),
     message: z.string().optional(),
     heartbeat: z.boolean().default(false),
   })

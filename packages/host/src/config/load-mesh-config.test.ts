@@ -115,3 +115,32 @@ describe('a loaded config', () => {
     }).toThrow(TypeError);
   });
 });
+
+describe('cron schedules in mesh.yaml', () => {
+  it('are checked when the file is loaded, each bad one located at its line', () => {
+    const text = [
+      'llm: { providers: { openai: {} } }',
+      'agents:',
+      '  a:',
+      '    cron:',
+      '      - { schedule: "every 15m" }',
+      '      - { schedule: "*/0 * * * *" }',
+      '  b:',
+      '    cron: [{ schedule: "0 9 * * *", timezone: "Mars/Base" }]',
+      '',
+    ].join('\n');
+    const error = (() => {
+      try {
+        parseMeshConfig(text, 'mesh.yaml');
+      } catch (caught) {
+        return caught as OpenLegionError;
+      }
+      throw new Error('expected a CONFIG_INVALID error');
+    })();
+    expect(error.message).toContain('mesh.yaml: 2 problems');
+    expect(error.message).toContain(
+      'mesh.yaml:6:21 agents.a.cron.1.schedule: "*/0 * * * *": Syntax error, illegal stepping: 0',
+    );
+    expect(error.message).toContain('agents.b.cron.0.schedule: "Mars/Base" is not a timezone');
+  });
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { deepFreeze, type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import type { ZodError } from 'zod';
+import { parseSchedule } from '../cron/schedule.js';
 
 /** One validation problem, located in the file. */
 export interface ConfigProblem {
@@ -67,9 +68,30 @@ export function parseMeshConfig(text: string, file = 'mesh.yaml'): MeshConfig {
   if (syntaxProblems.length > 0) throw configError(file, syntaxProblems);
 
   const result = meshConfigSchema.safeParse(doc.toJS() ?? {});
+  if (!result.success) throw configError(file, zodProblems(result.error, doc, lineCounter, file));
+  const schedules = scheduleProblems(result.data).map(({ field, message }) => ({
+    file,
+    ...lineCounter.linePos(locate(doc, field, undefined)),
+    field: field.join('.'),
+    message,
+  }));
+  if (schedules.length > 0) throw configError(file, schedules);
   // Frozen once validated: no module can change the config others have read.
-  if (result.success) return deepFreeze(result.data);
-  throw configError(file, zodProblems(result.error, doc, lineCounter, file));
+  return deepFreeze(result.data);
+}
+
+/** Cron schedules zod cannot judge (it has no cron parser): each bad one with its field path. */
+function scheduleProblems(config: MeshConfig): { field: (string | number)[]; message: string }[] {
+  return Object.entries(config.agents).flatMap(([agent, agentConfig]) =>
+    agentConfig.cron.flatMap((entry, index) => {
+      try {
+        parseSchedule(entry.schedule, entry.timezone);
+        return [];
+      } catch (error) {
+        return [{ field: ['agents', agent, 'cron', index, 'schedule'], message: (error as Error).message }];
+      }
+    }),
+  );
 }
 
 function configError(file: string, problems: ConfigProblem[]): OpenLegionError {

@@ -1,4 +1,4 @@
-import type { ChatRequest, SteerRequest, TaskRequest } from '@openlegion/protocol';
+import type { ChatRequest, HeartbeatRequest, SteerRequest, TaskRequest } from '@openlegion/protocol';
 
 /** How the host calls an agent's own API, with the agent's bearer token. */
 export interface AgentClient {
@@ -11,6 +11,8 @@ export interface AgentClient {
   relayTask(url: string, token: string, body: TaskRequest, signal?: AbortSignal): Promise<Response>;
   /** `POST {url}/chat/steer`: the agent's answer, body unread. */
   steer(url: string, token: string, body: SteerRequest): Promise<Response>;
+  /** `POST {url}/heartbeat`: the agent's answer, body unread. */
+  heartbeat(url: string, token: string, body: HeartbeatRequest, signal?: AbortSignal): Promise<Response>;
 }
 
 /** The agent client over HTTP (`fetch` replaceable for tests). */
@@ -34,5 +36,6 @@ export function createAgentClient(options: { fetch?: typeof fetch } = {}): Agent
     relayChat: (url, token, body, signal) => post(url, '/chat', token, body, 'text/event-stream', signal),
     relayTask: (url, token, body, signal) => post(url, '/task', token, body, 'text/event-stream', signal),
     steer: (url, token, body) => post(url, '/chat/steer', token, body, 'application/json'),
+    heartbeat: (url, token, body, signal) => post(url, '/heartbeat', token, body, 'application/json', signal),
   };
 }

@@ -1,5 +1,12 @@
+import { errorFromBody, parseRequest } from '@openlegion/infra/http';
 import { readChatEvents } from '@openlegion/infra/sse';
-import { type ChatEvent, isErrorCode, OpenLegionError, steerResponseSchema } from '@openlegion/protocol';
+import {
+  type ChatEvent,
+  heartbeatResponseSchema,
+  isErrorCode,
+  OpenLegionError,
+  steerResponseSchema,
+} from '@openlegion/protocol';
 import { type AgentChatDeps, openAgentChat, reachableAgent } from './agent-chat.js';
 import type { LaneItem } from './lane-item.js';
 
@@ -9,11 +16,13 @@ import type { LaneItem } from './lane-item.js';
  * reports it once); a stream that breaks off becomes AGENT_NOT_READY (the agent went away).
  */
 export async function runAgentTurn(
-  deps: AgentChatDeps,
+  deps: AgentTurnDeps,
   item: LaneItem,
   emit: (event: ChatEvent) => void,
   signal: AbortSignal,
+  pending: Pending = { messages: 0, events: 0 },
 ): Promise<string> {
+  if (item.kind === 'heartbeat') return runHeartbeat(deps, item, pending, emit, signal);
   const body =
     item.kind === 'task'
       ? { task: { task: item.message, conversation_id: item.conversationId, trace_id: item.traceId } }
@@ -44,6 +53,59 @@ export async function runAgentTurn(
       `agent "${item.agent}" ended its answer without finishing the turn`,
     );
   }
+  return reply;
+}
+
+export interface AgentTurnDeps extends AgentChatDeps {
+  /** Unread pub/sub events waiting for an agent: part of a heartbeat's free probe. */
+  pendingEvents?: (agent: string) => number;
+}
+
+/** What a heartbeat's free probe is told: lane items and events waiting for the agent. */
+interface Pending {
+  messages: number;
+  events: number;
+}
+
+/**
+ * A heartbeat: the agent probes for free (what the host says is pending, its HEARTBEAT.md) and
+ * calls its LLM only when something is actionable. A silent or skipped beat yields no text.
+ */
+async function runHeartbeat(
+  deps: AgentTurnDeps,
+  item: LaneItem,
+  pending: Pending,
+  emit: (event: ChatEvent) => void,
+  signal: AbortSignal,
+): Promise<string> {
+  const { url, token } = reachableAgent(deps, item.agent);
+  const body = { pending_messages: pending.messages, pending_events: pending.events, trace_id: item.traceId };
+  let response: Response;
+  try {
+    response = await deps.agentClient.heartbeat(url, token, body, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new OpenLegionError(
+      'AGENT_NOT_READY',
+      `agent "${item.agent}" did not answer its heartbeat: ${String(error)}`,
+    );
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    throw errorFromBody(
+      response.status,
+      text,
+      (status) =>
+        new OpenLegionError('AGENT_NOT_READY', `agent "${item.agent}" answered its heartbeat with ${status}`),
+    );
+  }
+  const beat = parseRequest(heartbeatResponseSchema, JSON.parse(text), 'heartbeat');
+  emit({
+    type: 'notice',
+    message: beat.ran ? `heartbeat ran: ${beat.reason}` : `heartbeat skipped: ${beat.reason}`,
+  });
+  const reply = beat.ran && !beat.silent ? beat.reply : '';
+  emit({ type: 'done', conversation_id: item.conversationId, text: reply });
   return reply;
 }
 

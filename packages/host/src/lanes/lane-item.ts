@@ -12,7 +12,8 @@ export type LaneItemState = 'queued' | 'running' | 'done' | 'failed' | 'cancelle
 export interface LaneItem {
   id: number;
   agent: string;
-  kind: 'chat' | 'task';
+  /** `heartbeat`: the agent probes for free first and calls its LLM only when something is actionable. */
+  kind: 'chat' | 'task' | 'heartbeat';
   mode: LaneMode;
   conversationId: string;
   message: string;

@@ -4,7 +4,7 @@ export const LANE_MIGRATIONS: readonly string[] = [
   CREATE TABLE lane_items (
     id INTEGER PRIMARY KEY,
     agent TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('chat', 'task')),
+    kind TEXT NOT NULL CHECK (kind IN ('chat', 'task', 'heartbeat')),
     mode TEXT NOT NULL CHECK (mode IN ('followup', 'steer', 'collect', 'interrupt')),
     conversation_id TEXT NOT NULL,
     message TEXT NOT NULL,

@@ -1,20 +1,16 @@
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import type { AgentRegistry } from '../registry/index.js';
-import type { AgentChatDeps } from './agent-chat.js';
-import { runAgentTurn, steerAgent } from './agent-turn.js';
+import { type AgentTurnDeps, runAgentTurn, steerAgent } from './agent-turn.js';
 import { followItem } from './follow-item.js';
 import { LaneDispatcher } from './lane-dispatcher.js';
-import type { LaneItem } from './lane-item.js';
+import type { LaneItem, LaneSource } from './lane-item.js';
 import { LANE_MIGRATIONS } from './lane-migrations.js';
 import { enqueue } from './lane-queue.js';
 import { LaneRepository } from './lane-repository.js';
 import { registerLaneRoutes } from './lane-routes.js';
 import type { Lanes } from './lanes.js';
 
-export interface LanesFeatureOptions extends AgentChatDeps {
-  /** Hand a finished item's result to its source (channels, cron, workflows); the CLI follows live. */
-  deliver?: (item: LaneItem) => Promise<void>;
-}
+export type LanesFeatureOptions = AgentTurnDeps;
 
 /**
  * One persisted FIFO per agent in mesh.db: serial within an agent, parallel across agents. Work
@@ -23,6 +19,9 @@ export interface LanesFeatureOptions extends AgentChatDeps {
 export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes {
   let state: { repo: LaneRepository; dispatcher: LaneDispatcher; context: FeatureContext } | undefined;
   let stopRegistryWatch = () => {};
+  // Where finished results go, by source; the CLI follows its items live and needs none.
+  const deliverers = new Map<LaneSource, (item: LaneItem) => Promise<void>>();
+  const deliver = async (item: LaneItem) => deliverers.get(item.source)?.(item);
   const attach = (context: FeatureContext) => {
     if (state) return state;
     const repo = new LaneRepository(context.db);
@@ -31,8 +30,12 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
       clock: context.clock,
       logger: context.logger.child({ component: 'lanes' }),
       isReady: (agent) => options.registry().get(agent)?.state === 'ready',
-      runTurn: (item, emit, signal) => runAgentTurn(options, item, emit, signal),
-      deliver: async (item) => options.deliver?.(item),
+      runTurn: (item, emit, signal) =>
+        runAgentTurn(options, item, emit, signal, {
+          messages: repo.queuedCount(item.agent),
+          events: options.pendingEvents?.(item.agent) ?? 0,
+        }),
+      deliver,
       watchdogMs: context.config.lanes.watchdog_ms,
     });
     state = { repo, dispatcher, context };
@@ -63,6 +66,7 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
     cancel: (id) => current().dispatcher.cancel(id),
     interrupt: (agent) => current().dispatcher.interrupt(agent),
     queued: (agent) => current().repo.queuedCount(agent),
+    deliverTo: (source, handler) => void deliverers.set(source, handler),
     registry,
     repository: () => current().repo,
     dispatcher: () => current().dispatcher,
@@ -79,7 +83,10 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
       const requeued = repo.requeueRunning();
       if (requeued > 0)
         context.logger.warn({ requeued }, 'work that was running when the host stopped runs again');
-      for (const item of repo.undelivered()) await options.deliver?.(item);
+      for (const item of repo.undelivered()) {
+        await deliver(item);
+        repo.markDelivered(item.id, context.clock.now());
+      }
       // Agents become ready after this feature starts: each one's lane starts with it.
       stopRegistryWatch = registry().onTransition((record) => {
         if (record.state === 'ready') dispatcher.kick(record.name);

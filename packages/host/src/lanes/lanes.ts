@@ -1,7 +1,7 @@
 import type { ChatEvent } from '@openlegion/protocol';
 import type { AgentRegistry } from '../registry/index.js';
 import type { LaneDispatcher } from './lane-dispatcher.js';
-import type { LaneItem, LaneRequest } from './lane-item.js';
+import type { LaneItem, LaneRequest, LaneSource } from './lane-item.js';
 import type { Enqueued } from './lane-queue.js';
 import type { LaneRepository } from './lane-repository.js';
 
@@ -14,6 +14,8 @@ export interface Lanes {
   interrupt(agent: string): void;
   /** How many items wait in an agent's lane (a free heartbeat probe). */
   queued(agent: string): number;
+  /** Where finished items of a source go (cron records them, channels send them); one handler a source. */
+  deliverTo(source: LaneSource, handler: (item: LaneItem) => Promise<void>): void;
   registry(): AgentRegistry;
   repository(): LaneRepository;
   dispatcher(): LaneDispatcher;
