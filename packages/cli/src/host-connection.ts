@@ -54,3 +54,15 @@ export async function errorFromResponse(response: Response): Promise<OpenLegionE
     (status, text) => new OpenLegionError('INTERNAL', `host answered ${status}: ${text.slice(0, 500)}`),
   );
 }
+
+/** A host call whose answer is JSON: the parsed body, or the error it carries. */
+export async function requestJson(
+  host: HostConnection,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await host.request(method, route, body);
+  if (!response.ok) throw await errorFromResponse(response);
+  return response.json();
+}

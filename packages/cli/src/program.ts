@@ -1,14 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import { type CliOutput, printError, processOutput } from './cli-output.js';
+import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
 import { chatRepl } from './commands/chat.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
+import { registerCronCommands } from './commands/cron.js';
+import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { connectToHost } from './host-connection.js';
 import { CLI_VERSION } from './version.js';
-
-const DEFAULT_CONFIG = 'mesh.yaml';
 
 /** Build the `openlegion` command tree. Each action resolves to the process exit code. */
 export function buildProgram(output: CliOutput, setExitCode: (code: number) => void): Command {
@@ -17,7 +18,6 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .version(CLI_VERSION)
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .exitOverride();
-  const configOption = () => new Option('-c, --config <file>', 'mesh.yaml to use').default(DEFAULT_CONFIG);
   const run = (action: () => Promise<number>) => async () => {
     try {
       setExitCode(await action());
@@ -92,6 +92,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .action((agent: string | undefined, options: { config: string }) =>
       run(async () => chatRepl(await connectToHost(options.config), agent, output))(),
     );
+
+  const kit: CommandKit = { output, run, configOption };
+  registerCronCommands(program, kit);
+  registerRestartCommand(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config

@@ -41,7 +41,8 @@ export {
   llmFeature,
   ProviderUnavailableError,
 } from './llm/index.js';
-export { createMeshHost, type MeshHost, type MeshHostOptions } from './mesh-host.js';
+export { createMeshHost } from './mesh-host.js';
+export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 export { operatorFeature } from './operator/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';

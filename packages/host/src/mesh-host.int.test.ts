@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FakeAgentBehaviour, FakeAgentRuntime } from '../test/fake-agent-runtime.js';
 import type { LoadedMeshConfig } from './config/index.js';
 import type { StartProgress } from './fleet/index.js';
-import { createMeshHost, type MeshHost } from './mesh-host.js';
+import { createMeshHost } from './mesh-host.js';
+import type { MeshHost } from './mesh-host-options.js';
 
 const READY_TIMEOUT_MS = 30_000;
 

@@ -1,9 +1,7 @@
-import { type Clock, systemClock } from '@openlegion/infra/clock';
-import type { ChannelMesh, MeshStatus } from '@openlegion/protocol';
-import type { Logger } from 'pino';
+import { systemClock } from '@openlegion/infra/clock';
+import type { MeshStatus } from '@openlegion/protocol';
 import { loadOrCreateOperatorToken } from './auth/operator-token.js';
 import { TokenRegistry } from './auth/token-registry.js';
-import type { LoadedMeshConfig } from './config/index.js';
 import { cronFeature } from './cron/index.js';
 import {
   type FeatureContext,
@@ -11,44 +9,17 @@ import {
   type HostFeature,
   openHostContext,
 } from './features/index.js';
-import { type AgentRuntime, createRuntime, fleetFeature, type StartProgress } from './fleet/index.js';
+import { createRuntime, fleetFeature } from './fleet/index.js';
+import { healthFeature } from './health/index.js';
 import { createAgentClient, createChannelMesh, lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/llm-feature.js';
+import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { operatorFeature } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
-import { environmentSecrets, type SecretSource } from './secrets/index.js';
+import { environmentSecrets } from './secrets/index.js';
 import { buildHostApp } from './server/build-host-app.js';
 import { DeferredListener } from './server/deferred-listener.js';
 import { HOST_VERSION } from './version.js';
-
-export interface MeshHostOptions {
-  loaded: LoadedMeshConfig;
-  runtime: 'docker' | 'process';
-  logger: Logger;
-  /** The host's environment: `env:` secrets, and `vault:` ones until the vault is configured. */
-  env: NodeJS.ProcessEnv;
-  /** The agent entry for the process runtime (`@openlegion/agent/main`). */
-  agentEntry: string;
-  /** provider name → base URL, e.g. the loopback servers of scripted providers. */
-  baseUrlOverrides?: Record<string, string>;
-  onProgress?: (progress: StartProgress) => void;
-  /** Injectable for tests; default: the runtime named by `runtime`. */
-  agentRuntime?: AgentRuntime;
-  clock?: Clock;
-  secrets?: SecretSource;
-}
-
-export interface MeshHost {
-  /** Listen, start every feature and agent, and wait until all are ready. Cleans up on failure. */
-  start(): Promise<MeshStatus>;
-  /** Stop every feature in reverse order (agents first) and close the server. Idempotent. */
-  stop(): Promise<void>;
-  status(): MeshStatus;
-  /** Settles when an operator asks the host to shut down (`POST /api/shutdown`). */
-  readonly shutdownRequested: Promise<void>;
-  /** The mesh as chat channels see it (the CLI hands it to each channel it starts). */
-  readonly channelMesh: ChannelMesh;
-}
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
 export function createMeshHost(options: MeshHostOptions): MeshHost {
@@ -65,6 +36,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   const shutdownRequested = new Promise<void>((resolve) => {
     requestShutdown = resolve;
   });
+  const warnings: string[] = [];
   let context: FeatureContext | undefined;
   let operatorToken = '';
   let appServed: Promise<void> | undefined;
@@ -77,6 +49,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     started_at: startedAt,
     runtime: runtime.kind,
     agents: context ? fleet.registry().list().map(toAgentInfo) : [],
+    warnings: [...warnings],
   });
 
   const fleet = fleetFeature({
@@ -96,13 +69,14 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     },
   });
   const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
-  // Agents last: they stop first, and every route they call exists before they start.
+  // Agents near the end: they stop early, and every route they call exists before they start.
   const features: HostFeature[] = [
     llmFeature({ baseUrlOverrides: options.baseUrlOverrides }),
     operatorFeature({ meshStatus: status, onShutdown: () => requestShutdown() }),
     lanes,
     cronFeature({ lanes }),
     fleet,
+    healthFeature({ fleet }),
   ];
   const lifecycle = new FeatureLifecycle(features, logger);
 
@@ -117,7 +91,15 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   async function start(): Promise<MeshStatus> {
     try {
       const secrets = options.secrets ?? environmentSecrets(options.env);
-      context = openHostContext({ loaded, features, logger, clock, secrets, signal: stopping.signal });
+      context = openHostContext({
+        loaded,
+        features,
+        logger,
+        clock,
+        secrets,
+        signal: stopping.signal,
+        warnings,
+      });
       operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
       await lifecycle.startAll(context);
       await appServed;

@@ -2,4 +2,5 @@
 // (the root loads the server itself once the agents are starting).
 export type { StartProgress } from './fleet/agent-launch.js';
 export { removeCrashLeftovers } from './fleet/runtime-factory.js';
-export { createMeshHost, type MeshHost, type MeshHostOptions } from './mesh-host.js';
+export { createMeshHost } from './mesh-host.js';
+export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';

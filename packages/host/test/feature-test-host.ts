@@ -21,6 +21,8 @@ export interface FeatureTestHost {
   context: FeatureContext;
   clock: FakeClock;
   tokens: TokenRegistry;
+  /** What features reported with `context.warn`. */
+  warnings: string[];
   /** A bearer header for an agent of the config (its token is minted on first use). */
   agentAuth(agent: string): { authorization: string };
   operatorAuth: { authorization: string };
@@ -57,6 +59,7 @@ export async function startFeatureTestHost(
   );
   const clock = options.clock ?? new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const controller = new AbortController();
+  const warnings: string[] = [];
   const logger = createLogger({ level: 'silent' });
   const dataDir = options.dataDir ?? '/nonexistent-data-dir';
   const context: FeatureContext = {
@@ -68,6 +71,7 @@ export async function startFeatureTestHost(
     logger,
     secrets: options.secrets ?? environmentSecrets({}),
     signal: controller.signal,
+    warn: (message) => warnings.push(message),
   };
   const tokens = options.tokens ?? new TokenRegistry();
   for (const feature of features) feature.init?.(context);
@@ -84,6 +88,7 @@ export async function startFeatureTestHost(
     context,
     clock,
     tokens,
+    warnings,
     agentAuth: (agent) => ({ authorization: `Bearer ${tokens.tokenFor(agent) ?? tokens.mint(agent)}` }),
     operatorAuth: { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` },
     async stop() {

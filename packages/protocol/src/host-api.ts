@@ -20,6 +20,9 @@ export const agentInfoSchema = z.object({
   container: z.string().nullable(),
   started_at: z.string().nullable(),
   ready_at: z.string().nullable(),
+  /** Times the host restarted it during this host run (the health monitor, or `openlegion restart`). */
+  restarts: z.number().int().nonnegative().default(0),
+  last_error: z.string().nullable().default(null),
 });
 export type AgentInfo = z.infer<typeof agentInfoSchema>;
 
@@ -31,5 +34,7 @@ export const meshStatusSchema = z.object({
   started_at: z.string(),
   runtime: z.enum(['docker', 'process']),
   agents: z.array(agentInfoSchema),
+  /** What the operator must know: e.g. the network lockdown could not be installed. */
+  warnings: z.array(z.string()).default([]),
 });
 export type MeshStatus = z.infer<typeof meshStatusSchema>;

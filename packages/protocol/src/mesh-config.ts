@@ -167,6 +167,18 @@ const lanesSchema = z
   })
   .strict();
 
+/** How the host watches its agents and restarts the ones that crash or hang. */
+const healthSchema = z
+  .object({
+    /** How often each agent's `/status` is probed. */
+    interval_ms: z.number().int().min(100).max(600_000).default(2_000),
+    /** Failed probes in a row before the agent is restarted. */
+    failures_before_restart: z.number().int().min(1).max(100).default(3),
+    /** After this many restarts within an hour the agent is marked failed (`openlegion restart` recovers it). */
+    max_restarts_per_hour: z.number().int().min(1).max(1_000).default(5),
+  })
+  .strict();
+
 /** The whole mesh.yaml (ARCHITECTURE.md §4), with defaults applied and cross-references checked. */
 export const meshConfigSchema = z
   .object({
@@ -178,6 +190,7 @@ export const meshConfigSchema = z
     }),
     channels: channelsSchema.default({}),
     lanes: lanesSchema.prefault({}),
+    health: healthSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

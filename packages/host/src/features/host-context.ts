@@ -13,6 +13,8 @@ export interface HostContextOptions {
   clock: Clock;
   secrets: SecretSource;
   signal: AbortSignal;
+  /** Collects the operator warnings features report. */
+  warnings: string[];
 }
 
 /**
@@ -42,6 +44,10 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
     logger: options.logger,
     secrets: options.secrets,
     signal: options.signal,
+    warn: (message) => {
+      options.logger.warn(message);
+      options.warnings.push(message);
+    },
   };
   for (const feature of options.features) feature.init?.(context);
   return context;

@@ -20,6 +20,8 @@ export interface FeatureContext {
   readonly secrets: SecretSource;
   /** Aborts when the host stops, including a stop (Ctrl-C) during start-up. */
   readonly signal: AbortSignal;
+  /** Something the operator must know (logged at warn, shown in `openlegion status`). */
+  warn(message: string): void;
 }
 
 /**

@@ -1,9 +1,21 @@
+import { OpenLegionError } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import { AgentRegistry, REGISTRY_FEATURE, registryStore } from '../registry/index.js';
 import { registerAgentApiRoutes } from './agent-api-routes.js';
-import { combineStartFailures, launchAgent, type StartProgress, throwIfStopped } from './agent-launch.js';
-import type { AgentRuntime, PreparedMesh, RunningAgent } from './agent-runtime.js';
+import {
+  type AgentLaunchDeps,
+  combineStartFailures,
+  launchAgent,
+  type StartProgress,
+  throwIfStopped,
+} from './agent-launch.js';
+import {
+  type AgentRuntime,
+  agentInstanceName,
+  type PreparedMesh,
+  type RunningAgent,
+} from './agent-runtime.js';
 import { agentSelf } from './agent-self.js';
 
 export interface FleetFeatureOptions {
@@ -21,6 +33,8 @@ export interface FleetFeatureOptions {
 export interface FleetFeature extends HostFeature {
   /** The registry of this host run; exists once the host's database is open. */
   registry(): AgentRegistry;
+  /** Stop an agent (if it still runs) and start it again with a fresh token; resolves once it is ready. */
+  restart(agent: string): Promise<void>;
 }
 
 /**
@@ -33,11 +47,21 @@ export function fleetFeature(options: FleetFeatureOptions): FleetFeature {
   const launches: Promise<RunningAgent>[] = [];
   let registry: AgentRegistry | undefined;
   let context: FeatureContext | undefined;
+  let meshUrl: string | undefined;
   const attach = (given: FeatureContext): AgentRegistry => {
     context = given;
     registry ??= new AgentRegistry({ store: registryStore(given.db), clock: given.clock });
     return registry;
   };
+  const launchDeps = (given: FeatureContext, agents: AgentRegistry, url: string): AgentLaunchDeps => ({
+    context: given,
+    runtime,
+    registry: agents,
+    tokens,
+    meshUrl: url,
+    launches,
+    onProgress: options.onProgress,
+  });
   const currentRegistry = (): AgentRegistry => {
     if (!registry) throw new Error('the fleet registry is used before the host database is open');
     return registry;
@@ -61,25 +85,32 @@ export function fleetFeature(options: FleetFeatureOptions): FleetFeature {
       const prepared = await runtime.prepare(mesh);
       throwIfStopped(given);
       await options.beforeLaunch(prepared);
-      const meshUrl = prepared.agentMeshUrl(given.config.mesh.port);
+      const url = prepared.agentMeshUrl(given.config.mesh.port);
+      meshUrl = url;
       const results = await Promise.allSettled(
-        Object.keys(given.config.agents).map((agent) =>
-          launchAgent(agent, {
-            context: given,
-            runtime,
-            registry: agents,
-            tokens,
-            meshUrl,
-            launches,
-            onProgress: options.onProgress,
-          }),
-        ),
+        Object.keys(given.config.agents).map((agent) => launchAgent(agent, launchDeps(given, agents, url))),
       );
       const failures = results.flatMap((result) =>
         result.status === 'rejected' ? [result.reason as Error] : [],
       );
       if (failures.length > 0) throw combineStartFailures(failures);
       given.logger.info({ mesh, agents: results.length }, 'mesh ready');
+    },
+    async restart(agent) {
+      if (!context || !meshUrl) throw new Error('the fleet restarts agents only once it has started');
+      const given = context;
+      if (!given.config.agents[agent]) {
+        const agents = Object.keys(given.config.agents).join(', ');
+        throw new OpenLegionError('AGENT_UNKNOWN', `no agent "${agent}" (agents: ${agents})`);
+      }
+      tokens.revoke(agent);
+      await runtime
+        .stop(agentInstanceName(given.config.mesh.name, agent))
+        .catch((error: unknown) =>
+          given.logger.warn({ err: error, agent }, 'stopping the agent before its restart failed'),
+        );
+      throwIfStopped(given);
+      await launchAgent(agent, launchDeps(given, currentRegistry(), meshUrl));
     },
     async stop() {
       if (!context) return;

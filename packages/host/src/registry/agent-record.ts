@@ -17,6 +17,8 @@ export interface AgentRecord {
   startedAt: string | null;
   readyAt: string | null;
   lastError: string | null;
+  /** Starts of this agent in this host run after the first one. */
+  restarts: number;
 }
 
 /** The record as `GET /api/status` shows it. */
@@ -30,5 +32,7 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
     container: record.container,
     started_at: record.startedAt,
     ready_at: record.readyAt,
+    restarts: record.restarts,
+    last_error: record.lastError,
   };
 }

@@ -116,6 +116,14 @@ describe('AgentRegistry', () => {
       container: null,
       started_at: '2025-01-01T00:00:00.000Z',
       ready_at: '2025-01-01T00:00:00.000Z',
+      restarts: 0,
+      last_error: null,
     });
+  });
+
+  it('counts a second start in the same host run as a restart', () => {
+    registry.markFailed('a', new Error('crashed'));
+    const again = registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini' });
+    expect([again.restarts, again.state, again.lastError]).toEqual([1, 'starting', null]);
   });
 });

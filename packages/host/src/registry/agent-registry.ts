@@ -61,6 +61,7 @@ export class AgentRegistry {
       startedAt,
       readyAt: null,
       lastError: null,
+      restarts: previous ? previous.record.restarts + 1 : 0,
     };
     this.#store.agents.upsert({ ...record, stoppedAt: null });
     const runId = this.#store.runs.start(start.name, startedAt);

@@ -22,6 +22,7 @@ const status: MeshStatus = {
   started_at: '2025-01-01T00:00:00.000Z',
   runtime: 'process',
   agents: [],
+  warnings: [],
 };
 
 /** A route whose handler fails with an internal detail that must not reach the caller. */

@@ -1,0 +1,59 @@
+import { parseRequest } from '@openlegion/infra/http';
+import { agentStatusSchema } from '@openlegion/protocol';
+import { z } from 'zod';
+import type { HostFeature } from '../features/index.js';
+import type { FleetFeature } from '../fleet/index.js';
+import { toAgentInfo } from '../registry/index.js';
+import { HealthMonitor } from './health-monitor.js';
+
+const PROBE_TIMEOUT_MS = 1_500;
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
+const agentParams = z.object({ agent: z.string().min(1) });
+
+/**
+ * Watches the fleet's agents (see HealthMonitor) and gives the operator `POST
+ * /api/agents/:agent/restart`, which also recovers an agent marked failed.
+ */
+export function healthFeature(options: { fleet: FleetFeature }): HostFeature {
+  let monitor: HealthMonitor | undefined;
+  const current = () => {
+    if (!monitor) throw new Error('the health monitor is used before the host database is open');
+    return monitor;
+  };
+  return {
+    name: 'health',
+    init(context) {
+      const { health, lanes } = context.config;
+      monitor = new HealthMonitor({
+        registry: options.fleet.registry,
+        restart: (agent) => options.fleet.restart(agent),
+        probe: async (url) => {
+          const response = await fetch(`${url}/status`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+          if (!response.ok) throw new Error(`/status answered ${response.status}`);
+          return agentStatusSchema.parse(await response.json());
+        },
+        clock: context.clock,
+        logger: context.logger.child({ component: 'health' }),
+        policy: {
+          intervalMs: health.interval_ms,
+          failuresBeforeRestart: health.failures_before_restart,
+          maxRestartsPerHour: health.max_restarts_per_hour,
+          hungAfterMs: lanes.watchdog_ms,
+          backoffBaseMs: BACKOFF_BASE_MS,
+          backoffMaxMs: BACKOFF_MAX_MS,
+        },
+      });
+    },
+    routes(app) {
+      app.post('/api/agents/:agent/restart', { config: { auth: 'operator' } }, async (request) => {
+        const { agent } = parseRequest(agentParams, request.params, 'params');
+        await current().restartNow(agent);
+        const record = options.fleet.registry().get(agent);
+        return { agent: record ? toAgentInfo(record) : null };
+      });
+    },
+    start: () => current().start(),
+    stop: () => monitor?.stop(),
+  };
+}

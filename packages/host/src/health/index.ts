@@ -1,0 +1,2 @@
+export { healthFeature } from './health-feature.js';
+export { HealthMonitor, type HealthMonitorDeps, type HealthPolicy } from './health-monitor.js';

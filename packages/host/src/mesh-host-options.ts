@@ -1,0 +1,35 @@
+import type { Clock } from '@openlegion/infra/clock';
+import type { ChannelMesh, MeshStatus } from '@openlegion/protocol';
+import type { Logger } from 'pino';
+import type { LoadedMeshConfig } from './config/index.js';
+import type { AgentRuntime, StartProgress } from './fleet/index.js';
+import type { SecretSource } from './secrets/index.js';
+
+export interface MeshHostOptions {
+  loaded: LoadedMeshConfig;
+  runtime: 'docker' | 'process';
+  logger: Logger;
+  /** The host's environment: `env:` secrets, and `vault:` ones until the vault is configured. */
+  env: NodeJS.ProcessEnv;
+  /** The agent entry for the process runtime (`@openlegion/agent/main`). */
+  agentEntry: string;
+  /** provider name → base URL, e.g. the loopback servers of scripted providers. */
+  baseUrlOverrides?: Record<string, string>;
+  onProgress?: (progress: StartProgress) => void;
+  /** Injectable for tests; default: the runtime named by `runtime`. */
+  agentRuntime?: AgentRuntime;
+  clock?: Clock;
+  secrets?: SecretSource;
+}
+
+export interface MeshHost {
+  /** Listen, start every feature and agent, and wait until all are ready. Cleans up on failure. */
+  start(): Promise<MeshStatus>;
+  /** Stop every feature in reverse order (agents first) and close the server. Idempotent. */
+  stop(): Promise<void>;
+  status(): MeshStatus;
+  /** Settles when an operator asks the host to shut down (`POST /api/shutdown`). */
+  readonly shutdownRequested: Promise<void>;
+  /** The mesh as chat channels see it (the CLI hands it to each channel it starts). */
+  readonly channelMesh: ChannelMesh;
+}
