@@ -17,8 +17,10 @@ import { runCli } from './support/run-cli.js';
 const PROVIDER_KEY = 'sk-e2e-provider-key-4f1d2c9a';
 const REPLY = 'Hello from the scripted provider, streamed word by word to the terminal.';
 
+const SLOW_REPLY = 'one two three four five six seven eight';
 const script = {
   rules: [
+    { match: { last_message: 'slow job' }, reply: { text: SLOW_REPLY, chunk_delay_ms: 400 } },
     { match: { last_message: 'hello' }, reply: { text: REPLY, chunk_delay_ms: 40 } },
     { match: { last_message: 'remember' }, reply: { text: 'I remember our talk.' } },
   ],
@@ -200,6 +202,33 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       }
     });
   }
+
+  it('restarts an agent killed mid-turn within ten seconds, and runs the turn again', async () => {
+    llm.reset();
+    const sending = cli('send', 'beta', 'slow job');
+    await expect.poll(() => llm.requests.length, { timeout: 20_000 }).toBeGreaterThan(0);
+    const killedAt = Date.now();
+    if (runtime === 'docker') {
+      await docker('kill', '--signal', 'KILL', `openlegion-${mesh.name}-beta`);
+    } else {
+      const pidFile = path.join(mesh.dataDir, 'run', `openlegion-${mesh.name}-beta.pid`);
+      const { pid } = JSON.parse(await readFile(pidFile, 'utf8')) as { pid: number };
+      process.kill(pid, 'SIGKILL');
+    }
+    const betaRestarted = async () => {
+      const status = await cli('status', '--json');
+      const beta = (
+        JSON.parse(status.stdout) as { agents: { name: string; state: string; restarts: number }[] }
+      ).agents.find((agent) => agent.name === 'beta');
+      return beta?.state === 'ready' && beta.restarts === 1;
+    };
+    await expect.poll(betaRestarted, { timeout: 15_000, interval: 250 }).toBe(true);
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    const sent = await sending;
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout.trimEnd().endsWith(SLOW_REPLY)).toBe(true);
+    expect(llm.requests.filter((request) => request.path === '/v1/chat/completions')).toHaveLength(2);
+  });
 
   it('continues the conversation after the agent is killed with SIGKILL and the mesh restarted', async () => {
     if (runtime === 'docker') {

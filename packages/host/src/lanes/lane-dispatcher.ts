@@ -22,6 +22,8 @@ export interface LaneDispatcherDeps {
 
 /** Times a turn whose agent went away is tried again (once it is back) before it fails visibly. */
 const MAX_ATTEMPTS = 2;
+/** How long a lane whose agent went away waits for it to come back (a restart) before trying anyway. */
+const AGENT_BACK_WAIT_MS = 30_000;
 
 /** Thrown into a running turn to cancel it (the client left, or the operator cancelled). */
 class LaneCancellation extends Error {}
@@ -42,6 +44,8 @@ export class LaneDispatcher {
   readonly #listeners = new Map<number, Set<(event: LaneItemEvent) => void>>();
   readonly #wakeups = new Map<string, Timer>();
   readonly #settling = new Set<Promise<void>>();
+  /** Agents that went away mid-turn: their lane waits until they are ready again. */
+  readonly #away = new Map<string, Timer>();
   #stopped = false;
 
   constructor(deps: LaneDispatcherDeps) {
@@ -63,7 +67,8 @@ export class LaneDispatcher {
 
   /** Start the agent's next item if it is idle and ready; wake up later for an item not due yet. */
   kick(agent: string): void {
-    if (this.#stopped || this.#running.has(agent) || !this.#deps.isReady(agent)) return;
+    if (this.#stopped || this.#running.has(agent) || this.#away.has(agent) || !this.#deps.isReady(agent))
+      return;
     const now = this.#deps.clock.now();
     const item = this.#deps.repo.next(agent, now);
     if (item) {
@@ -81,6 +86,13 @@ export class LaneDispatcher {
         }, dueAt - now),
       );
     }
+  }
+
+  /** The agent (re)started and is ready: its lane goes on. */
+  agentReady(agent: string): void {
+    this.#away.get(agent)?.cancel();
+    this.#away.delete(agent);
+    this.kick(agent);
   }
 
   /** End the agent's running turn with AGENT_TURN_INTERRUPTED (its next item runs after). */
@@ -106,7 +118,7 @@ export class LaneDispatcher {
   /** Stop taking work; abort running turns (they run again after the next start). */
   async stop(): Promise<void> {
     this.#stopped = true;
-    for (const timer of this.#wakeups.values()) timer.cancel();
+    for (const timer of [...this.#wakeups.values(), ...this.#away.values()]) timer.cancel();
     for (const { controller } of this.#running.values())
       controller.abort(new LaneCancellation('host stopping'));
     await Promise.allSettled([...this.#settling]);
@@ -170,6 +182,7 @@ export class LaneDispatcher {
         message: `${item.agent} went away mid-turn; it runs again once the agent is back`,
       });
       this.#deps.repo.requeue(item.id);
+      this.#awaitReturn(item.agent);
       return undefined;
     }
     emit({ type: 'error', code: error.code, message: error.message, retryable: error.retryable });
@@ -179,6 +192,18 @@ export class LaneDispatcher {
       code: error.code,
       message: error.message,
     });
+  }
+
+  /** Hold the lane until the agent is ready again (the health monitor restarts it), or a while passes. */
+  #awaitReturn(agent: string): void {
+    if (this.#away.has(agent)) return;
+    this.#away.set(
+      agent,
+      this.#deps.clock.setTimeout(() => {
+        this.#away.delete(agent);
+        this.kick(agent);
+      }, AGENT_BACK_WAIT_MS),
+    );
   }
 
   async #settle(item: LaneItem): Promise<void> {

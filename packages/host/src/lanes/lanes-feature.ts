@@ -89,7 +89,7 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
       }
       // Agents become ready after this feature starts: each one's lane starts with it.
       stopRegistryWatch = registry().onTransition((record) => {
-        if (record.state === 'ready') dispatcher.kick(record.name);
+        if (record.state === 'ready') dispatcher.agentReady(record.name);
       });
       for (const agent of repo.agentsWithWork()) dispatcher.kick(agent);
     },

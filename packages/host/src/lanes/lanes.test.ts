@@ -188,11 +188,13 @@ describe('lanes', () => {
     expect(after.repo.undelivered()).toEqual([]);
   });
 
-  it('retries a turn whose agent went away once, then fails it visibly', async () => {
+  it('runs a turn whose agent went away again once the agent is back, then fails it visibly', async () => {
     const lane = lanes();
     await lane.send({ agent: 'a', message: 'fragile' });
     lane.turns[0]?.fail(new TypeError('terminated'));
     await lane.settle();
+    expect(lane.turns).toHaveLength(1);
+    lane.dispatcher.agentReady('a');
     expect(lane.turns).toHaveLength(2);
     lane.turns[1]?.emit({ type: 'text_delta', text: 'partial' });
     lane.turns[1]?.fail(new TypeError('terminated'));
@@ -202,5 +204,16 @@ describe('lanes', () => {
       errorCode: 'AGENT_NOT_READY',
       attempts: 2,
     });
+  });
+
+  it('tries a lane whose agent went away again after a while even if no restart is seen', async () => {
+    const lane = lanes();
+    await lane.send({ agent: 'a', message: 'fragile' });
+    lane.turns[0]?.fail(new TypeError('terminated'));
+    await lane.settle();
+    await lane.clock.advance(29_999);
+    expect(lane.turns).toHaveLength(1);
+    await lane.clock.advance(1);
+    expect(lane.turns).toHaveLength(2);
   });
 });
