@@ -1,4 +1,5 @@
 import type { Clock } from '@openlegion/infra/clock';
+import type { Database } from '@openlegion/infra/sqlite';
 import type { ChannelMesh, MeshStatus } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { LoadedMeshConfig } from './config/index.js';
@@ -32,4 +33,11 @@ export interface MeshHost {
   readonly shutdownRequested: Promise<void>;
   /** The mesh as chat channels see it (the CLI hands it to each channel it starts). */
   readonly channelMesh: ChannelMesh;
+  /**
+   * mesh.db with `feature`'s migrations applied, for a component the CLI wires beside the host (a
+   * channel's pairings). Only once the host has started.
+   */
+  featureDatabase(feature: string, migrations: readonly string[]): Database;
+  /** The value behind a `vault:`/`env:` reference in mesh.yaml (a channel's bot token); throws naming a missing one. */
+  resolveSecret(reference: string): string;
 }

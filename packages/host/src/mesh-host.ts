@@ -6,8 +6,10 @@ import { cronFeature } from './cron/index.js';
 import {
   type FeatureContext,
   FeatureLifecycle,
+  featureDatabase,
   type HostFeature,
   openHostContext,
+  resolveSecret,
 } from './features/index.js';
 import { createRuntime, fleetFeature } from './fleet/index.js';
 import { healthFeature } from './health/index.js';
@@ -124,5 +126,17 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     return stopped;
   }
 
-  return { start, stop, status, shutdownRequested, channelMesh: createChannelMesh(lanes) };
+  const started = () => {
+    if (!context) throw new Error('the host has not started');
+    return context;
+  };
+  return {
+    start,
+    stop,
+    status,
+    shutdownRequested,
+    channelMesh: createChannelMesh(lanes),
+    featureDatabase: (feature, steps) => featureDatabase(started(), feature, steps),
+    resolveSecret: (reference) => resolveSecret(started(), reference),
+  };
 }

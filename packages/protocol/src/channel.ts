@@ -13,8 +13,16 @@ export interface ChannelMesh {
    * Send a message to an agent and read its answer as it streams. Throws an OpenLegionError
    * (AGENT_UNKNOWN, AGENT_NOT_READY, AGENT_BUSY, ...) before the first event when it cannot start.
    */
-  chat(agent: string, request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatEvent>;
+  chat(agent: string, request: ChannelChatRequest, signal?: AbortSignal): AsyncIterable<ChatEvent>;
+  /** End the agent's running turn (its next queued message runs next). */
+  interrupt(agent: string): void;
 }
+
+/**
+ * A chat from a channel. `mode` is how it meets a running turn: `followup` (default) queues it,
+ * `steer` hands it to the running turn, `collect` merges quick messages, `interrupt` ends the turn.
+ */
+export type ChannelChatRequest = ChatRequest & { mode?: 'followup' | 'steer' | 'collect' | 'interrupt' };
 
 /** A chat channel: started with the mesh, stopped before it. */
 export interface Channel {

@@ -27,7 +27,7 @@ export {
   type ToolResult,
   textResult,
 } from './agent-tool.js';
-export type { Channel, ChannelMesh } from './channel.js';
+export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
 export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
 export { type DeepReadonly, deepFreeze } from './deep-readonly.js';
 export {

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { Clock } from '@openlegion/infra/clock';
-import { migrate, openDatabase } from '@openlegion/infra/sqlite';
+import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
+import { OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { LoadedMeshConfig } from '../config/index.js';
-import type { SecretSource } from '../secrets/index.js';
+import { requireSecret, type SecretSource } from '../secrets/index.js';
 import type { FeatureContext, HostFeature } from './host-feature.js';
 
 export interface HostContextOptions {
@@ -51,4 +52,23 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
   };
   for (const feature of options.features) feature.init?.(context);
   return context;
+}
+
+/** mesh.db with one more feature's migrations applied (for a component wired beside the host). */
+export function featureDatabase(
+  context: FeatureContext,
+  feature: string,
+  steps: readonly string[],
+): Database {
+  migrate(context.db, [{ feature, steps }]);
+  return context.db;
+}
+
+/** The value behind a `vault:`/`env:` reference; CONFIG_INVALID naming it when it is not set. */
+export function resolveSecret(context: FeatureContext, reference: string): string {
+  return requireSecret(
+    context.secrets,
+    reference,
+    (hint) => new OpenLegionError('CONFIG_INVALID', `${reference} is not set: ${hint}`),
+  );
 }

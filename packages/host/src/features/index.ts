@@ -1,3 +1,3 @@
 export { FeatureLifecycle } from './feature-lifecycle.js';
-export { type HostContextOptions, openHostContext } from './host-context.js';
+export { featureDatabase, type HostContextOptions, openHostContext, resolveSecret } from './host-context.js';
 export type { FeatureContext, HostFeature } from './host-feature.js';

@@ -13,11 +13,13 @@ export function createChannelMesh(lanes: Lanes): ChannelMesh {
         agent,
         message: body.message,
         conversationId: body.conversation_id,
+        mode: request.mode ?? 'followup',
         source: 'channel',
         ...(body.trace_id ? { traceId: body.trace_id } : {}),
       });
       signal?.addEventListener('abort', () => lanes.cancel(item.id), { once: true });
       yield* lanes.follow(item);
     },
+    interrupt: (agent) => lanes.interrupt(agent),
   };
 }
