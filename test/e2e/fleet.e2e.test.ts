@@ -118,6 +118,20 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(beta.map((request) => messageTexts(request).at(-1))).toEqual(['who is there']);
   });
 
+  it('addresses agents with @ and /use, lists the queue, and names the choices on bad input', async () => {
+    const chat = await runCli(['chat', '--config', mesh.file], {
+      env,
+      input: '@beta hello\n/use beta\n/queue\n/nonsense\n@nobody hi\n/cron list\n/quit\n',
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain(REPLY);
+    // /use switched the prompt to beta; /queue shows beta's finished item from @beta.
+    expect(chat.stdout).toMatch(/#\d+ done\s+followup\s+cli\s+hello/);
+    expect(chat.stderr).toContain('unknown command /nonsense; commands: /help, /quit, /use');
+    expect(chat.stderr).toContain('no agent "nobody"; agents: alpha, beta');
+    expect(chat.stdout).toContain('no cron jobs');
+  });
+
   it('keeps the provider key and every token out of the host log and agent output', async () => {
     const hostLog = await readFile(path.join(mesh.dataDir, 'host.log'), 'utf8');
     const operatorToken = (await readFile(path.join(mesh.dataDir, 'operator-token'), 'utf8')).trim();

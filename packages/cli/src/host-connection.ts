@@ -7,6 +7,8 @@ import { OpenLegionError } from '@openlegion/protocol';
 /** How the CLI reaches a running host: its URL and the operator token from `<data_dir>`. */
 export interface HostConnection {
   mesh: string;
+  /** The mesh's data dir (the REPL keeps its history there). */
+  dataDir: string;
   url: string;
   token: string;
   request: (method: string, route: string, body?: unknown, signal?: AbortSignal) => Promise<Response>;
@@ -43,7 +45,7 @@ export async function connectToHost(configFile: string): Promise<HostConnection>
       throw Object.assign(notRunning(), { cause });
     }
   };
-  return { mesh: config.mesh.name, url, token, request };
+  return { mesh: config.mesh.name, dataDir, url, token, request };
 }
 
 /** Turn a non-2xx host response into the error it carries. */

@@ -1,7 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
-import { chatRepl } from './commands/chat.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerRestartCommand } from './commands/restart.js';
@@ -9,6 +8,7 @@ import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { connectToHost } from './host-connection.js';
+import { runRepl } from './repl/repl.js';
 import { CLI_VERSION } from './version.js';
 
 /** Build the `openlegion` command tree. Each action resolves to the process exit code. */
@@ -90,7 +90,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .argument('[agent]', 'agent name (default: the first agent)')
     .addOption(configOption())
     .action((agent: string | undefined, options: { config: string }) =>
-      run(async () => chatRepl(await connectToHost(options.config), agent, output))(),
+      run(async () => runRepl(await connectToHost(options.config), agent, output))(),
     );
 
   const kit: CommandKit = { output, run, configOption };
@@ -117,8 +117,10 @@ export async function runCli(argv: string[], output: CliOutput = processOutput):
   const program = buildProgram(output, (code) => {
     exitCode = code;
   });
+  // `openlegion` alone opens the REPL.
+  const args = argv.length <= 2 ? [...argv, 'chat'] : argv;
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(args);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     throw error;

@@ -1,7 +1,11 @@
 import { readChatEvents } from '@openlegion/infra/sse';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isErrorCode, OpenLegionError } from '@openlegion/protocol';
+import { renderEvent } from '../chat-rendering.js';
 import type { CliOutput } from '../cli-output.js';
 import { errorFromResponse, type HostConnection } from '../host-connection.js';
+
+/** How a message meets the agent's running turn (see the host's lanes). */
+export type LaneMode = 'followup' | 'steer' | 'collect' | 'interrupt';
 
 export interface SendResult {
   text: string;
@@ -17,34 +21,30 @@ export async function sendMessage(
   agent: string,
   message: string,
   output: CliOutput,
-  options: { conversationId?: string; signal?: AbortSignal } = {},
+  options: { conversationId?: string; signal?: AbortSignal; mode?: LaneMode } = {},
 ): Promise<SendResult> {
+  const body = {
+    message,
+    ...(options.conversationId ? { conversation_id: options.conversationId } : {}),
+    ...(options.mode ? { mode: options.mode } : {}),
+  };
   const response = await host.request(
     'POST',
     `/api/agents/${encodeURIComponent(agent)}/chat`,
-    { message, ...(options.conversationId ? { conversation_id: options.conversationId } : {}) },
+    body,
     options.signal,
   );
   if (!response.ok || !response.body) throw await errorFromResponse(response);
-  let text = '';
+  const state = { atLineStart: true };
   for await (const event of readChatEvents(response.body)) {
-    switch (event.type) {
-      case 'text_delta':
-        text += event.text;
-        output.out(event.text);
-        break;
-      case 'notice':
-        output.err(`[${agent}] ${event.message}\n`);
-        break;
-      case 'error':
-        if (text) output.out('\n');
-        throw new OpenLegionError('AGENT_LLM_FAILED', `${agent}: ${event.message}`);
-      case 'done':
-        if (!text.endsWith('\n')) output.out('\n');
-        return { text: event.text, conversationId: event.conversation_id };
-      default:
-        break;
+    renderEvent(event, output, state);
+    if (event.type === 'error') {
+      throw new OpenLegionError(
+        isErrorCode(event.code) ? event.code : 'AGENT_LLM_FAILED',
+        `${agent}: ${event.message}`,
+      );
     }
+    if (event.type === 'done') return { text: event.text, conversationId: event.conversation_id };
   }
   throw new OpenLegionError('AGENT_NOT_READY', `${agent} closed the stream before finishing its reply`);
 }

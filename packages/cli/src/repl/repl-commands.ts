@@ -1,0 +1,190 @@
+import { printError } from '../cli-output.js';
+import { type LaneMode, sendMessage } from '../commands/send.js';
+import { fetchStatus, printStatus } from '../commands/status.js';
+import { requestJson } from '../host-connection.js';
+import { conversationOf, knownAgent, type ReplSession } from './repl-session.js';
+
+/** One slash command of the REPL. */
+export interface ReplCommand {
+  name: string;
+  usage: string;
+  description: string;
+  run(session: ReplSession, args: string): Promise<void> | void;
+}
+
+/** Send `message` to `agent` in this session's conversation and keep it in the transcript. */
+export async function say(
+  session: ReplSession,
+  agent: string,
+  message: string,
+  mode?: LaneMode,
+): Promise<void> {
+  session.turn = new AbortController();
+  try {
+    const reply = await sendMessage(session.host, agent, message, session.output, {
+      conversationId: conversationOf(session, agent),
+      signal: session.turn.signal,
+      ...(mode ? { mode } : {}),
+    });
+    session.transcript.push({ agent, said: message, reply: reply.text });
+  } catch (error) {
+    if (session.turn.signal.aborted) session.output.err(`  · ${agent}: turn interrupted\n`);
+    else printError(session.output, error);
+  } finally {
+    session.turn = undefined;
+  }
+}
+
+/** The first word of `text`, and what follows it. */
+const firstWord = (text: string) => text.trim().split(/\s+/)[0] ?? '';
+const rest = (text: string) => text.trim().replace(/^\S+\s*/, '');
+
+async function refreshAgents(session: ReplSession): Promise<void> {
+  session.agents = (await fetchStatus(session.host)).agents;
+}
+
+export const REPL_COMMANDS: ReplCommand[] = [
+  {
+    name: 'use',
+    usage: '/use NAME',
+    description: 'talk to another agent from now on',
+    run(session, args) {
+      const agent = knownAgent(session, args.trim());
+      if (agent) session.current = agent;
+    },
+  },
+  {
+    name: 'agents',
+    usage: '/agents',
+    description: 'the agents and their states',
+    async run(session) {
+      await refreshAgents(session);
+      for (const agent of session.agents) {
+        session.output.out(
+          `${agent.name === session.current ? '*' : ' '} ${agent.name}  ${agent.state}  ${agent.model}\n`,
+        );
+      }
+    },
+  },
+  {
+    name: 'status',
+    usage: '/status',
+    description: 'the mesh and its agents',
+    async run(session) {
+      printStatus(await fetchStatus(session.host), session.output);
+    },
+  },
+  {
+    name: 'broadcast',
+    usage: '/broadcast TEXT',
+    description: 'send the same message to every agent, one after the other',
+    async run(session, args) {
+      await refreshAgents(session);
+      for (const agent of session.agents) {
+        session.output.out(`── ${agent.name} ──\n`);
+        await say(session, agent.name, args);
+      }
+    },
+  },
+  {
+    name: 'steer',
+    usage: '/steer NAME TEXT',
+    description: "steer an agent's running turn (a normal message when it is idle)",
+    async run(session, args) {
+      const agent = knownAgent(session, firstWord(args));
+      if (agent) await say(session, agent, rest(args), 'steer');
+    },
+  },
+  {
+    name: 'interrupt',
+    usage: '/interrupt [NAME]',
+    description: "end an agent's running turn",
+    async run(session, args) {
+      const agent = knownAgent(session, args.trim() || session.current);
+      if (!agent) return;
+      await requestJson(session.host, 'POST', `/api/agents/${encodeURIComponent(agent)}/interrupt`);
+      session.output.out(`${agent}: interrupted\n`);
+    },
+  },
+  {
+    name: 'reset',
+    usage: '/reset',
+    description: 'start a new conversation with the current agent',
+    run(session) {
+      session.conversations.set(session.current, `repl-${Date.now().toString(36)}`);
+      session.output.out(`${session.current}: new conversation\n`);
+    },
+  },
+  {
+    name: 'history',
+    usage: '/history',
+    description: 'what was said in this session',
+    run(session) {
+      for (const turn of session.transcript)
+        session.output.out(`${turn.agent}< ${turn.said}\n${turn.agent}> ${turn.reply}\n`);
+    },
+  },
+  {
+    name: 'queue',
+    usage: '/queue [NAME]',
+    description: "an agent's lane: what runs and what waits",
+    async run(session, args) {
+      const agent = args.trim() || session.current;
+      const { items } = (await requestJson(
+        session.host,
+        'GET',
+        `/api/lanes?agent=${encodeURIComponent(agent)}&limit=20`,
+      )) as {
+        items: Array<{ id: number; state: string; mode: string; source: string; message: string }>;
+      };
+      if (items.length === 0) session.output.out(`${agent}: nothing queued or recent\n`);
+      for (const item of items) {
+        session.output.out(
+          `#${item.id} ${item.state.padEnd(9)} ${item.mode.padEnd(9)} ${item.source.padEnd(8)} ${item.message.split('\n')[0]?.slice(0, 60)}\n`,
+        );
+      }
+    },
+  },
+  {
+    name: 'cron',
+    usage: '/cron list|pause ID|resume ID|run ID',
+    description: 'scheduled jobs',
+    async run(session, args) {
+      const [action = 'list', id = ''] = args.trim().split(/\s+/);
+      if (action === 'list') {
+        const { jobs } = (await requestJson(session.host, 'GET', '/api/cron')) as {
+          jobs: Array<{ id: string; schedule: string; paused: boolean; lastResult: string | null }>;
+        };
+        for (const job of jobs)
+          session.output.out(
+            `${job.id}  "${job.schedule}"${job.paused ? ' [paused]' : ''}  ${job.lastResult ?? ''}\n`,
+          );
+        if (jobs.length === 0) session.output.out('no cron jobs\n');
+      } else if (['pause', 'resume', 'run'].includes(action) && id) {
+        await requestJson(session.host, 'POST', `/api/cron/${encodeURIComponent(id)}/${action}`);
+        session.output.out(`${id}: ${action} done\n`);
+      } else session.output.err('usage: /cron list|pause ID|resume ID|run ID\n');
+    },
+  },
+  {
+    name: 'compact',
+    usage: '/compact',
+    description: 'ask the current agent to compact its conversation now',
+    run: (session) => say(session, session.current, '/compact'),
+  },
+  {
+    name: 'restart',
+    usage: '/restart NAME',
+    description: 'restart an agent (also one marked failed)',
+    async run(session, args) {
+      const agent = knownAgent(session, args.trim());
+      if (!agent) return;
+      session.output.out(`restarting ${agent}…\n`);
+      await requestJson(session.host, 'POST', `/api/agents/${encodeURIComponent(agent)}/restart`);
+      await refreshAgents(session);
+      session.output.out(
+        `${agent}: ${session.agents.find((info) => info.name === agent)?.state ?? 'unknown'}\n`,
+      );
+    },
+  },
+];
