@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CliOutput } from './cli-output.js';
-import { runCli } from './program.js';
+import { COMMAND_EXAMPLES, commandPath, leafCommands } from './command-examples.js';
+import { buildProgram, runCli } from './program.js';
 
 function capture(): CliOutput & { stdout: () => string; stderr: () => string } {
   let out = '';
@@ -37,5 +38,23 @@ describe('openlegion CLI', () => {
     const output = capture();
     expect(await runCli(argv('start', '--runtime', 'vm'), output)).not.toBe(0);
     expect(output.stderr()).toContain('docker, process');
+  });
+});
+
+describe('every command', () => {
+  const program = buildProgram(capture(), () => {});
+
+  it.each(leafCommands(program).map(commandPath))('%s has --help with an example', (path) => {
+    expect(COMMAND_EXAMPLES[path], `add an example for "${path}" to COMMAND_EXAMPLES`).toMatch(
+      /^openlegion /,
+    );
+    const command = leafCommands(program).find((candidate) => commandPath(candidate) === path);
+    expect(command?.helpInformation().length).toBeGreaterThan(0);
+  });
+
+  it('prints the example in the help text', async () => {
+    const output = capture();
+    await runCli(argv('cron', 'list', '--help'), output);
+    expect(output.stdout()).toContain('Example:\n  openlegion cron list');
   });
 });

@@ -1,8 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { type CliOutput, printError, processOutput } from './cli-output.js';
+import { addExamples } from './command-examples.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
+import { registerInitCommand } from './commands/init.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
@@ -96,6 +98,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   const kit: CommandKit = { output, run, configOption };
   registerCronCommands(program, kit);
   registerRestartCommand(program, kit);
+  registerInitCommand(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config
@@ -108,6 +111,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .description('print the JSON Schema of mesh.yaml')
     .action(() => run(async () => printConfigSchema(output))());
 
+  addExamples(program);
   return program;
 }
 

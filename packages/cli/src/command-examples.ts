@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+
+/** One example per command, shown at the end of its `--help`. Keyed by the command's path. */
+export const COMMAND_EXAMPLES: Record<string, string> = {
+  start: 'openlegion start --detach',
+  stop: 'openlegion stop',
+  status: 'openlegion status --json',
+  send: 'openlegion send researcher "summarise today\'s notes"',
+  chat: 'openlegion chat writer',
+  restart: 'openlegion restart researcher',
+  init: 'openlegion init --name research --agent researcher:"Finds sources" --provider demo',
+  'config validate': 'openlegion config validate mesh.yaml',
+  'config schema': 'openlegion config schema > mesh.schema.json',
+  'cron list': 'openlegion cron list',
+  'cron pause': 'openlegion cron pause researcher#0',
+  'cron resume': 'openlegion cron resume researcher#0',
+  'cron run': 'openlegion cron run researcher#0',
+  'cron rm': 'openlegion cron rm researcher@m3x0',
+};
+
+/** The path of a command below the program: `cron list`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/** Every command that runs something (no subcommands of its own). */
+export function leafCommands(program: Command): Command[] {
+  return program.commands.flatMap((command) =>
+    command.commands.length > 0 ? leafCommands(command) : [command],
+  );
+}
+
+/** Add each command's example to its help. */
+export function addExamples(program: Command): void {
+  for (const command of leafCommands(program)) {
+    const example = COMMAND_EXAMPLES[commandPath(command)];
+    if (example) command.addHelpText('after', `\nExample:\n  ${example}\n`);
+  }
+}

@@ -1,0 +1,80 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseMeshConfig } from '@openlegion/host/config';
+import { describe, expect, it } from 'vitest';
+import type { CliOutput } from '../cli-output.js';
+import { meshYaml } from '../init/mesh-template.js';
+import { runCli } from '../program.js';
+
+function captured(): CliOutput & { text: () => string } {
+  let text = '';
+  return { out: (chunk) => void (text += chunk), err: (chunk) => void (text += chunk), text: () => text };
+}
+
+describe('openlegion init', () => {
+  it('writes a mesh.yaml that validates, and the demo script beside it, with no terminal', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'init-'));
+    const file = path.join(dir, 'mesh.yaml');
+    const output = captured();
+    const code = await runCli(
+      [
+        'node',
+        'openlegion',
+        'init',
+        '--file',
+        file,
+        '--name',
+        'lab',
+        '--agent',
+        'researcher:Finds sources',
+        '--agent',
+        'writer:Writes',
+        '--provider',
+        'demo',
+      ],
+      output,
+    );
+    expect(code, output.text()).toBe(0);
+    const config = parseMeshConfig(readFileSync(file, 'utf8'));
+    expect(Object.keys(config.agents)).toEqual(['researcher', 'writer']);
+    expect(config.agents.researcher?.role).toBe('Finds sources');
+    expect(config.llm.default_model).toBe('demo/scripted');
+    expect(existsSync(path.join(dir, 'demo-llm.yaml'))).toBe(true);
+  });
+
+  it('never overwrites an existing file without --force', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'init-')), 'mesh.yaml');
+    expect(await runCli(['node', 'openlegion', 'init', '--file', file], captured())).toBe(0);
+    const refused = captured();
+    expect(await runCli(['node', 'openlegion', 'init', '--file', file, '--name', 'other'], refused)).toBe(1);
+    expect(refused.text()).toContain('exists; nothing written');
+    expect(readFileSync(file, 'utf8')).not.toContain('name: other');
+    expect(
+      await runCli(['node', 'openlegion', 'init', '--file', file, '--name', 'other', '--force'], captured()),
+    ).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('name: other');
+  });
+
+  it('names a bad agent flag', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'init-')), 'mesh.yaml');
+    const output = captured();
+    expect(
+      await runCli(['node', 'openlegion', 'init', '--file', file, '--agent', 'Bad Name:x'], output),
+    ).toBe(1);
+    expect(output.text()).toContain('--agent Bad Name:x: the name must be lower-case');
+  });
+
+  it.each(['openai', 'anthropic', 'ollama', 'demo'] as const)(
+    'writes a valid config for the %s provider',
+    (provider) => {
+      const text = meshYaml({
+        mesh: 'm',
+        agents: [{ name: 'a', role: 'says "hi": often' }],
+        provider,
+        model: 'x',
+      });
+      expect(parseMeshConfig(text).llm.default_model).toBe(`${provider}/x`);
+    },
+  );
+});
