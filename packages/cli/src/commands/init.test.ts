@@ -8,8 +8,12 @@ import { meshYaml } from '../init/mesh-template.js';
 import { runCli } from '../program.js';
 
 function captured(): CliOutput & { text: () => string } {
-  let text = '';
-  return { out: (chunk) => void (text += chunk), err: (chunk) => void (text += chunk), text: () => text };
+  const chunks: string[] = [];
+  return {
+    out: (chunk) => chunks.push(chunk),
+    err: (chunk) => chunks.push(chunk),
+    text: () => chunks.join(''),
+  };
 }
 
 describe('openlegion init', () => {
