@@ -215,6 +215,19 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
         expect(names).toEqual(expect.arrayContaining(['AGENT_ID', 'MESH_URL', 'MESH_TOKEN']));
       }
     });
+
+    it('keeps agents from reaching each other while the host reaches both', async () => {
+      const beta = await inspectContainer(`openlegion-${mesh.name}-beta`);
+      const betaAddress = beta.NetworkSettings.Networks[`openlegion-${mesh.name}`]?.IPAddress;
+      expect(betaAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      const probe = `fetch('http://${betaAddress}:8400/status', { signal: AbortSignal.timeout(3000) }).then(() => console.log('reached'), (e) => console.log('refused: ' + (e.cause?.code ?? e.name)))`;
+      const fromAlpha = await docker('exec', `openlegion-${mesh.name}-alpha`, 'node', '-e', probe);
+      expect(fromAlpha.trim()).toMatch(/^refused: /);
+      const status = await cli('status', '--json');
+      expect(
+        (JSON.parse(status.stdout) as { agents: { state: string }[] }).agents.map((agent) => agent.state),
+      ).toEqual(['ready', 'ready']);
+    });
   }
 
   it('restarts an agent killed mid-turn within ten seconds, and runs the turn again', async () => {

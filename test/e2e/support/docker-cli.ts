@@ -40,7 +40,7 @@ export interface ContainerInspect {
     Memory: number;
     PidsLimit: number | null;
   };
-  NetworkSettings: { Networks: Record<string, unknown> };
+  NetworkSettings: { Networks: Record<string, { IPAddress?: string } | undefined> };
 }
 
 export async function inspectContainer(name: string): Promise<ContainerInspect> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { OpenLegionError } from '@openlegion/protocol';
 import type Dockerode from 'dockerode';
 import { callEngine, engineStatusCode, ignoringAbsent } from './docker-errors.js';
@@ -10,6 +11,14 @@ export const AGENT_LABEL = 'openlegion.agent';
 /** The mesh's network: `openlegion-<mesh>`. */
 export function meshNetworkName(mesh: string): string {
   return `openlegion-${mesh}`;
+}
+
+/**
+ * The Linux bridge of the mesh's network, named so firewall rules can find it: `ol-` and 12 hex
+ * digits of the mesh name's hash (interface names are at most 15 characters).
+ */
+export function meshBridgeName(mesh: string): string {
+  return `ol-${createHash('sha256').update(mesh).digest('hex').slice(0, 12)}`;
 }
 
 /**
@@ -28,6 +37,11 @@ export async function ensureMeshNetwork(docker: Dockerode, mesh: string): Promis
         Internal: true,
         CheckDuplicate: true,
         Labels: { [MESH_LABEL]: mesh },
+        Options: {
+          // Agents must not reach each other: all their traffic goes through the host.
+          'com.docker.network.bridge.enable_icc': 'false',
+          'com.docker.network.bridge.name': meshBridgeName(mesh),
+        },
       }),
     );
   } catch (error) {

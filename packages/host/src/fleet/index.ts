@@ -10,7 +10,7 @@ export {
 } from './agent-runtime.js';
 export { type DockerEngineProbe, probeDockerEngine } from './docker-engine-probe.js';
 export { isEngineUnreachable, runtimeUnavailableError } from './docker-errors.js';
-export { AGENT_LABEL, MESH_LABEL, meshNetworkName } from './docker-mesh-network.js';
+export { AGENT_LABEL, MESH_LABEL, meshBridgeName, meshNetworkName } from './docker-mesh-network.js';
 export { agentVolumeName, DockerRuntime, type DockerRuntimeOptions } from './docker-runtime.js';
 export { type FleetFeature, type FleetFeatureOptions, fleetFeature } from './fleet-feature.js';
 export { ProcessRuntime, type ProcessRuntimeOptions } from './process-runtime.js';
