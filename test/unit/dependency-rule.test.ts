@@ -27,7 +27,8 @@ const packages = readdirSync(packagesDir).filter((name) =>
 function typeScriptFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return ['node_modules', 'dist'].includes(entry.name) ? [] : typeScriptFiles(full);
+    if (entry.isDirectory())
+      return ['node_modules', 'dist'].includes(entry.name) ? [] : typeScriptFiles(full);
     return /\.ts$/.test(entry.name) ? [full] : [];
   });
 }

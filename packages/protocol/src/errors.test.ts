@@ -31,13 +31,19 @@ describe('OpenLegionError', () => {
 describe('docs/errors.md', () => {
   const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
 
-  it.each(Object.entries(ERROR_CODES))('documents %s with its HTTP status and retryable flag', (code, entry) => {
-    const row = doc.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
-    expect(row, `docs/errors.md has no row for ${code}`).toBeDefined();
-    const [, status, retryable] = (row ?? '').split('|').map((cell) => cell.trim()).slice(1);
-    expect(Number(status)).toBe(entry.status);
-    expect(retryable).toBe(entry.retryable ? 'yes' : 'no');
-  });
+  it.each(Object.entries(ERROR_CODES))(
+    'documents %s with its HTTP status and retryable flag',
+    (code, entry) => {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
+      expect(row, `docs/errors.md has no row for ${code}`).toBeDefined();
+      const [, status, retryable] = (row ?? '')
+        .split('|')
+        .map((cell) => cell.trim())
+        .slice(1);
+      expect(Number(status)).toBe(entry.status);
+      expect(retryable).toBe(entry.retryable ? 'yes' : 'no');
+    },
+  );
 
   it('documents no code that does not exist', () => {
     const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);

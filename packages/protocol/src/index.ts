@@ -1,13 +1,4 @@
 export {
-  type AgentTool,
-  TOOL_GROUPS,
-  type ToolContent,
-  type ToolContext,
-  type ToolGroup,
-  type ToolResult,
-  textResult,
-} from './agent-tool.js';
-export {
   type AgentSelf,
   type AgentState,
   type AgentStatus,
@@ -17,6 +8,15 @@ export {
   type ChatRequest,
   chatRequestSchema,
 } from './agent-api.js';
+export {
+  type AgentTool,
+  TOOL_GROUPS,
+  type ToolContent,
+  type ToolContext,
+  type ToolGroup,
+  type ToolResult,
+  textResult,
+} from './agent-tool.js';
 export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
 export {
   ERROR_CODES,

@@ -38,9 +38,11 @@ describe('FakeClock', () => {
   it('cancels a timer and rejects a sleep whose signal aborts', async () => {
     const clock = new FakeClock();
     let fired = false;
-    clock.setTimeout(() => {
-      fired = true;
-    }, 5).cancel();
+    clock
+      .setTimeout(() => {
+        fired = true;
+      }, 5)
+      .cancel();
     const controller = new AbortController();
     const sleeping = clock.sleep(50, controller.signal);
     controller.abort(new Error('stopped'));

@@ -35,7 +35,10 @@ describe('migrate', () => {
     const db = openDatabase(':memory:');
     migrate(db, [notes]);
     db.prepare('INSERT INTO notes (text) VALUES (?)').run('kept');
-    const grown = { ...notes, steps: [...notes.steps, 'ALTER TABLE notes ADD COLUMN done INTEGER DEFAULT 0'] };
+    const grown = {
+      ...notes,
+      steps: [...notes.steps, 'ALTER TABLE notes ADD COLUMN done INTEGER DEFAULT 0'],
+    };
     migrate(db, [grown]);
     migrate(db, [grown]);
     expect(schemaVersion(db, 'notes')).toBe(2);
@@ -45,12 +48,17 @@ describe('migrate', () => {
   it('refuses a database whose schema is newer than the code, naming the feature', () => {
     const db = openDatabase(':memory:');
     migrate(db, [{ ...notes, steps: [...notes.steps, 'SELECT 1'] }]);
-    expect(() => migrate(db, [notes])).toThrow(/schema version 2 for "notes", newer than this code knows \(1\)/);
+    expect(() => migrate(db, [notes])).toThrow(
+      /schema version 2 for "notes", newer than this code knows \(1\)/,
+    );
   });
 
   it('rolls a failing step back whole and keeps the version before it', () => {
     const db = openDatabase(':memory:');
-    const broken = { feature: 'notes', steps: [notes.steps[0] ?? '', 'CREATE TABLE x (a); SELECT nope FROM missing'] };
+    const broken = {
+      feature: 'notes',
+      steps: [notes.steps[0] ?? '', 'CREATE TABLE x (a); SELECT nope FROM missing'],
+    };
     expect(() => migrate(db, [broken])).toThrow(/no such table: missing/);
     expect(schemaVersion(db, 'notes')).toBe(1);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'x'").get()).toBeUndefined();
