@@ -15,8 +15,9 @@ const SIF_A = 1e-3;
 const ZIPF_HARMONIC = 13.5;
 
 const WORD_WEIGHT = 1;
-const BIGRAM_WEIGHT = 0.5;
-const CHAR_GRAM_WEIGHT = 0.25;
+const DEFAULT_BIGRAM_WEIGHT = 0.5;
+/** Per 3-gram; a word has several, so their sum must stay below the word's own weight. */
+const DEFAULT_CHAR_GRAM_WEIGHT = 0.05;
 
 export interface LocalEmbedderOptions {
   /** Slots of the hashed lexical part. */
@@ -25,6 +26,10 @@ export interface LocalEmbedderOptions {
   wordVectors?: WordVectors;
   /** 0..1, the weight of the word-vector part in the cosine. */
   wordVectorShare?: number;
+  /** Weight of each word bigram (0 turns them off). */
+  bigramWeight?: number;
+  /** Weight of each character 3-gram of a word (0 turns them off). */
+  charGramWeight?: number;
 }
 
 /**
@@ -37,10 +42,14 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
   const wordVectors = options.wordVectors;
   const share = wordVectors ? (options.wordVectorShare ?? DEFAULT_WORD_VECTOR_SHARE) : 0;
   const dimensions = hashed + (wordVectors?.dimensions ?? 0);
-  const id = `local-hash-v1:${hashed}${wordVectors ? `+${wordVectors.id}@${share}` : ''}`;
+  const weights = {
+    bigram: options.bigramWeight ?? DEFAULT_BIGRAM_WEIGHT,
+    charGram: options.charGramWeight ?? DEFAULT_CHAR_GRAM_WEIGHT,
+  };
+  const id = `local-hash-v1:${hashed}:${weights.bigram}:${weights.charGram}${wordVectors ? `+${wordVectors.id}@${share}` : ''}`;
   const embedOne = (text: string): Float32Array => {
     const vector = new Float32Array(dimensions);
-    const lexical = normalizeInPlace(hashedFeatures(text, hashed));
+    const lexical = normalizeInPlace(hashedFeatures(text, hashed, weights));
     const lexicalScale = Math.sqrt(1 - share);
     for (let i = 0; i < hashed; i++) vector[i] = (lexical[i] ?? 0) * lexicalScale;
     if (wordVectors) {
@@ -59,7 +68,7 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
 }
 
 /** Sublinear term counts of stemmed content words, their bigrams and character 3-grams, hashed. */
-function hashedFeatures(text: string, dimensions: number): Float32Array {
+function hashedFeatures(text: string, dimensions: number, weights: { bigram: number; charGram: number }): Float32Array {
   const vector = new Float32Array(dimensions);
   const counts = new Map<string, number>();
   const add = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
@@ -69,9 +78,10 @@ function hashedFeatures(text: string, dimensions: number): Float32Array {
   terms.forEach((term, position) => {
     add(`w:${term}`, WORD_WEIGHT);
     const next = terms[position + 1];
-    if (next !== undefined) add(`b:${term} ${next}`, BIGRAM_WEIGHT);
+    if (next !== undefined && weights.bigram > 0) add(`b:${term} ${next}`, weights.bigram);
+    if (weights.charGram <= 0) return;
     const padded = `<${term}>`;
-    for (let i = 0; i + 3 <= padded.length; i++) add(`c:${padded.slice(i, i + 3)}`, CHAR_GRAM_WEIGHT);
+    for (let i = 0; i + 3 <= padded.length; i++) add(`c:${padded.slice(i, i + 3)}`, weights.charGram);
   });
   for (const [feature, weight] of counts) addHashedFeature(vector, feature, 1 + Math.log(weight));
   return vector;

@@ -25,7 +25,7 @@ export function collectCandidates(
   config: RetrievalConfig,
 ): Candidate[] {
   const match = ftsQuery(query.text);
-  const textHits = searchText(context.db, match, query.pool, query.scopes, query.categories);
+  const textHits = searchText(context.db, match, query.pool, query.scopes, query.categories, config.bm25ColumnWeights);
   const vectorHits = query.vector
     ? context.vectors.knn(query.vector, query.pool, query.scopes, query.categories)
     : [];
@@ -34,7 +34,7 @@ export function collectCandidates(
   const stored = query.vector ? context.vectors.vectors(ids) : new Map<number, Float32Array>();
   const rawBm25 = new Map(textHits.map((hit) => [hit.id, hit.bm25]));
   const best = textHits.reduce((max, hit) => Math.max(max, hit.bm25), 0);
-  const queryTerms = new Set(contentTerms(query.text));
+  const queryTerms = new Set(config.bm25Normalization === 'coverage' ? contentTerms(query.text) : []);
   const textRan = match !== '';
   return items.map((item) => {
     const vector = stored.get(item.id);

@@ -1,5 +1,5 @@
 import { dot } from '../embed/embedder.js';
-import { termJaccard } from '../text/tokens.js';
+import { contentTerms, jaccard } from '../text/tokens.js';
 import type { Candidate } from './candidate.js';
 
 /**
@@ -11,12 +11,13 @@ import type { Candidate } from './candidate.js';
 export function mmrOrder(candidates: readonly Candidate[], lambda: number, limit: number): Candidate[] {
   if (lambda >= 1 || candidates.length <= 1) return candidates.slice(0, limit);
   const remaining = [...candidates];
+  const terms = new Map(candidates.map((candidate) => [candidate, new Set(contentTerms(candidate.item.abstract))]));
   const chosen: Candidate[] = [];
   while (chosen.length < limit && remaining.length > 0) {
     let bestIndex = 0;
     let bestValue = Number.NEGATIVE_INFINITY;
     remaining.forEach((candidate, index) => {
-      const redundancy = chosen.reduce((max, other) => Math.max(max, similarity(candidate, other)), 0);
+      const redundancy = chosen.reduce((max, other) => Math.max(max, similarity(candidate, other, terms)), 0);
       const value = lambda * candidate.score - (1 - lambda) * redundancy;
       if (value > bestValue) {
         bestValue = value;
@@ -29,7 +30,7 @@ export function mmrOrder(candidates: readonly Candidate[], lambda: number, limit
   return chosen;
 }
 
-function similarity(a: Candidate, b: Candidate): number {
+function similarity(a: Candidate, b: Candidate, terms: Map<Candidate, Set<string>>): number {
   if (a.vector && b.vector) return dot(a.vector, b.vector);
-  return termJaccard(a.item.abstract, b.item.abstract);
+  return jaccard(terms.get(a) ?? new Set(), terms.get(b) ?? new Set());
 }

@@ -9,6 +9,13 @@ export interface RetrievalConfig {
   /** Exact-match floor: when bm25 ≥ exactMatchBm25, fused = max(fused, exactMatchFactor · bm25). */
   exactMatchBm25: number;
   exactMatchFactor: number;
+  /**
+   * How BM25 is scaled into [0, 1]: `relative` to the query's best hit, or that times the share of
+   * the query's terms the item holds (`coverage`, so only items holding the whole query are exact matches).
+   */
+  bm25Normalization: 'relative' | 'coverage';
+  /** BM25 weight of each indexed column: abstract, overview, content. */
+  bm25ColumnWeights: readonly [number, number, number];
   /** Fused scores are clamped into [fusedMin, 1]. */
   fusedMin: number;
   /** Candidates taken from each of vector and BM25: max(candidatePoolMin, candidatePoolFactor · limit). */
@@ -48,6 +55,8 @@ export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze
   bm25Weight: 0.3,
   exactMatchBm25: 0.75,
   exactMatchFactor: 0.92,
+  bm25Normalization: 'relative',
+  bm25ColumnWeights: [1, 1, 1] as const,
   fusedMin: 0.1,
   candidatePoolMin: 20,
   candidatePoolFactor: 2,

@@ -31,8 +31,11 @@ export function ftsQuery(text: string): string {
 
 /** Jaccard similarity of two texts' term sets: the dedup measure when no embedder is configured. */
 export function termJaccard(a: string, b: string): number {
-  const left = new Set(contentTerms(a));
-  const right = new Set(contentTerms(b));
+  return jaccard(new Set(contentTerms(a)), new Set(contentTerms(b)));
+}
+
+/** |A ∩ B| / |A ∪ B|; two empty sets are identical (1). */
+export function jaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
   if (left.size === 0 && right.size === 0) return 1;
   let shared = 0;
   for (const term of left) if (right.has(term)) shared++;

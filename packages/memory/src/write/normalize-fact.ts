@@ -40,9 +40,13 @@ export function normalizeFact(fact: FactInput, defaultScope: string): Normalized
   };
 }
 
-/** The text an item's vector is made from: its three levels, without repeating identical ones. */
+/**
+ * The text an item's vector is made from: its abstract and content (the same text once). The
+ * overview is left to BM25: it restates the content or carries context (who, when) that every item
+ * of a conversation shares, which would pull all their vectors together.
+ */
 export function embeddingText(item: { abstract: string; overview: string; content: string }): string {
-  return [...new Set([item.abstract, item.overview, item.content])].join('\n');
+  return item.content.includes(item.abstract) ? item.content : `${item.abstract}\n${item.content}`;
 }
 
 function firstSentence(text: string): string {
