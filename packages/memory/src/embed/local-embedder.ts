@@ -68,7 +68,11 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
 }
 
 /** Sublinear term counts of stemmed content words, their bigrams and character 3-grams, hashed. */
-function hashedFeatures(text: string, dimensions: number, weights: { bigram: number; charGram: number }): Float32Array {
+function hashedFeatures(
+  text: string,
+  dimensions: number,
+  weights: { bigram: number; charGram: number },
+): Float32Array {
   const vector = new Float32Array(dimensions);
   const counts = new Map<string, number>();
   const add = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);

@@ -25,7 +25,14 @@ export function collectCandidates(
   config: RetrievalConfig,
 ): Candidate[] {
   const match = ftsQuery(query.text);
-  const textHits = searchText(context.db, match, query.pool, query.scopes, query.categories, config.bm25ColumnWeights);
+  const textHits = searchText(
+    context.db,
+    match,
+    query.pool,
+    query.scopes,
+    query.categories,
+    config.bm25ColumnWeights,
+  );
   const vectorHits = query.vector
     ? context.vectors.knn(query.vector, query.pool, query.scopes, query.categories)
     : [];

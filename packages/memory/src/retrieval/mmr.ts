@@ -11,7 +11,9 @@ import type { Candidate } from './candidate.js';
 export function mmrOrder(candidates: readonly Candidate[], lambda: number, limit: number): Candidate[] {
   if (lambda >= 1 || candidates.length <= 1) return candidates.slice(0, limit);
   const remaining = [...candidates];
-  const terms = new Map(candidates.map((candidate) => [candidate, new Set(contentTerms(candidate.item.abstract))]));
+  const terms = new Map(
+    candidates.map((candidate) => [candidate, new Set(contentTerms(candidate.item.abstract))]),
+  );
   const chosen: Candidate[] = [];
   while (chosen.length < limit && remaining.length > 0) {
     let bestIndex = 0;

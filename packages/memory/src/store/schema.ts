@@ -46,7 +46,7 @@ export const MEMORY_MIGRATIONS: FeatureMigrations = {
        source_ref TEXT,
        version INTEGER NOT NULL DEFAULT 1,
        superseded_by INTEGER,
-       embedded INTEGER NOT NULL DEFAULT 0
+       embedding BLOB
      ) STRICT;
      CREATE INDEX memory_items_live ON memory_items (scope, category) WHERE superseded_by IS NULL;
      CREATE VIRTUAL TABLE memory_fts USING fts5(abstract, overview, content, tokenize = 'porter unicode61');

@@ -68,7 +68,7 @@ export class VectorIndex {
       CREATE VIRTUAL TABLE memory_vec USING vec0(
         embedding float[${dimensions}] distance_metric=cosine, scope text, category text);
       CREATE VIRTUAL TABLE memory_category_vec USING vec0(embedding float[${dimensions}] distance_metric=cosine);
-      UPDATE memory_items SET embedded = 0; UPDATE memory_categories SET vector_sum = NULL;`);
+      UPDATE memory_items SET embedding = NULL; UPDATE memory_categories SET vector_sum = NULL;`);
     const put = this.db.prepare('INSERT OR REPLACE INTO memory_meta (key, value) VALUES (?, ?)');
     put.run('embedder_id', embedderId);
     put.run('embedding_dimensions', String(dimensions));
@@ -79,11 +79,14 @@ export class VectorIndex {
     this.db
       .prepare('INSERT INTO memory_vec (rowid, embedding, scope, category) VALUES (?, ?, ?, ?)')
       .run(BigInt(id), vectorBlob(vector), scope, category);
-    this.db.prepare('UPDATE memory_items SET embedded = 1 WHERE id = ?').run(id);
+    // A copy beside the row: reading 40 vectors by id from vec0 costs milliseconds, from here microseconds.
+    this.db.prepare('UPDATE memory_items SET embedding = ? WHERE id = ?').run(vectorBlob(vector), id);
   }
 
   remove(id: number): void {
-    if (this.state()) this.db.prepare('DELETE FROM memory_vec WHERE rowid = ?').run(BigInt(id));
+    if (!this.state()) return;
+    this.db.prepare('DELETE FROM memory_vec WHERE rowid = ?').run(BigInt(id));
+    this.db.prepare('UPDATE memory_items SET embedding = NULL WHERE id = ?').run(id);
   }
 
   /** The `k` nearest live items within `scopes` (and `categories` when given). */
@@ -110,9 +113,9 @@ export class VectorIndex {
     if (!this.state() || ids.length === 0) return found;
     const rows = this.db
       .prepare<unknown[], { id: number; embedding: Buffer }>(
-        `SELECT rowid AS id, embedding FROM memory_vec WHERE rowid IN (${placeholders(ids.length)})`,
+        `SELECT id, embedding FROM memory_items WHERE embedding IS NOT NULL AND id IN (${placeholders(ids.length)})`,
       )
-      .all(...ids.map((id) => BigInt(id)));
+      .all(...ids);
     for (const row of rows) found.set(Number(row.id), blobVector(row.embedding));
     return found;
   }
