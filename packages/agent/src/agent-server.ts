@@ -5,12 +5,14 @@ import {
   errorBody,
   OpenLegionError,
 } from '@openlegion/protocol';
+import type { MemoryEngine } from '@openlegion/memory';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { AgentEnv } from './agent-env.js';
 import { bearerAuth } from './bearer-auth.js';
 import type { ChatLoop } from './chat-loop.js';
 import type { ConversationStore } from './conversation-store.js';
+import { memoryRoutes } from './memory-routes.js';
 import { openSseStream } from './sse-stream.js';
 
 /** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */
@@ -34,6 +36,8 @@ export interface AgentServerDeps {
   ready: () => ReadyAgent | undefined;
   /** Milliseconds clock, for `uptime_ms`. */
   now?: () => number;
+  /** The agent's memory store; without it the `/memory/*` routes are not served. */
+  memory?: () => MemoryEngine;
 }
 
 /**
@@ -85,6 +89,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
 
   app.register(async (authed) => {
     authed.addHook('onRequest', bearerAuth(deps.env.MESH_TOKEN));
+    if (deps.memory) authed.register(memoryRoutes(deps.memory));
     authed.post('/chat', async (request, reply) => {
       const parsed = chatRequestSchema.safeParse(request.body ?? {});
       if (!parsed.success) throw requestInvalid(parsed.error);

@@ -82,9 +82,7 @@ export function createMemoryTools(options: MemoryToolsOptions): {
       input: saveInput,
       run: (input, context) =>
         asToolResult(async () => {
-          const { content, abstract, category, importance, scope } = input;
-          const fact = { content, source: 'tool' as const, ...{ abstract, category, importance, scope } };
-          const report = await engine().save([stripUndefined(fact)], { signal: context.signal });
+          const report = await engine().save([{ ...input, source: 'tool' }], { signal: context.signal });
           const outcome = report.outcomes[0];
           return outcome
             ? `${outcome.action}${outcome.id !== null ? ` (item ${outcome.id})` : ''}: ${outcome.reason}`
@@ -111,8 +109,4 @@ async function asToolResult(work: () => Promise<string>) {
     if (error instanceof OpenLegionError) return textResult(`${error.code}: ${error.message}`, true);
     throw error;
   }
-}
-
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
 }
