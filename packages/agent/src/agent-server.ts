@@ -1,3 +1,4 @@
+import type { MemoryEngine } from '@openlegion/memory';
 import {
   type AgentSelf,
   type AgentStatus,
@@ -5,7 +6,6 @@ import {
   errorBody,
   OpenLegionError,
 } from '@openlegion/protocol';
-import type { MemoryEngine } from '@openlegion/memory';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { AgentEnv } from './agent-env.js';

@@ -13,7 +13,11 @@ describe('agent memory routes', () => {
   let memory: MemoryEngine;
 
   beforeEach(async () => {
-    memory = MemoryEngine.open({ file: ':memory:', embedder: createLocalEmbedder(), defaultScopes: defaultScopes('a') });
+    memory = MemoryEngine.open({
+      file: ':memory:',
+      embedder: createLocalEmbedder(),
+      defaultScopes: defaultScopes('a'),
+    });
     await memory.save([
       { content: 'The user prefers tabs over spaces.', category: 'preferences' },
       { content: 'Release 2.0 ships on 14 March.', category: 'events' },
@@ -54,8 +58,16 @@ describe('agent memory routes', () => {
   });
 
   it('answers an empty query with 400 MEM_QUERY_INVALID and an unknown scope with MEM_SCOPE_INVALID', async () => {
-    const empty = await app.inject({ method: 'POST', url: '/memory/search', headers: AUTH, payload: { query: '' } });
-    expect([empty.statusCode, errorBodySchema.parse(empty.json()).error.code]).toEqual([400, 'MEM_QUERY_INVALID']);
+    const empty = await app.inject({
+      method: 'POST',
+      url: '/memory/search',
+      headers: AUTH,
+      payload: { query: '' },
+    });
+    expect([empty.statusCode, errorBodySchema.parse(empty.json()).error.code]).toEqual([
+      400,
+      'MEM_QUERY_INVALID',
+    ]);
     const scope = await app.inject({
       method: 'POST',
       url: '/memory/search',
@@ -72,7 +84,10 @@ describe('agent memory routes', () => {
     const deleted = await app.inject({ method: 'DELETE', url: `/memory/items/${event.id}`, headers: AUTH });
     expect(deleted.statusCode).toBe(204);
     const again = await app.inject({ method: 'DELETE', url: `/memory/items/${event.id}`, headers: AUTH });
-    expect([again.statusCode, errorBodySchema.parse(again.json()).error.code]).toEqual([404, 'MEM_ITEM_NOT_FOUND']);
+    expect([again.statusCode, errorBodySchema.parse(again.json()).error.code]).toEqual([
+      404,
+      'MEM_ITEM_NOT_FOUND',
+    ]);
     const stats = await app.inject({ method: 'GET', url: '/memory/stats', headers: AUTH });
     expect(stats.json()).toMatchObject({ items: 1, byCategory: { preferences: 1 } });
   });
@@ -99,7 +114,10 @@ describe('agent memory routes', () => {
       payload: '{"broken":\n',
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).toMatchObject({ code: 'MEM_IMPORT_INVALID', details: { lines: [{ line: 1 }] } });
+    expect(response.json().error).toMatchObject({
+      code: 'MEM_IMPORT_INVALID',
+      details: { lines: [{ line: 1 }] },
+    });
     expect(memory.stats().items).toBe(2);
   });
 

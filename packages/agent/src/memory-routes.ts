@@ -1,5 +1,5 @@
-import { OpenLegionError } from '@openlegion/protocol';
 import type { MemoryEngine } from '@openlegion/memory';
+import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 
@@ -71,7 +71,10 @@ export function memoryRoutes(memory: () => MemoryEngine) {
 
     app.post('/memory/import', { bodyLimit: IMPORT_BODY_LIMIT_BYTES }, async (request) => {
       if (typeof request.body !== 'string') {
-        throw new OpenLegionError('REQUEST_INVALID', 'send the import as application/x-ndjson (one item per line)');
+        throw new OpenLegionError(
+          'REQUEST_INVALID',
+          'send the import as application/x-ndjson (one item per line)',
+        );
       }
       return memory().importJsonl(request.body, parse(importQuery, request.query));
     });

@@ -18,7 +18,9 @@ async function engineWith(script: string, options: { embedder?: boolean } = {}):
   const engine = MemoryEngine.open({
     file: ':memory:',
     llm: createOpenAiChatLlm({ ...connection, model: 'gpt-test-mini' }),
-    ...(options.embedder ? { embedder: createOpenAiEmbedder({ ...connection, model: 'embed-test', dimensions: 32 }) } : {}),
+    ...(options.embedder
+      ? { embedder: createOpenAiEmbedder({ ...connection, model: 'embed-test', dimensions: 32 }) }
+      : {}),
   });
   engines.push(engine);
   return engine;
@@ -26,15 +28,27 @@ async function engineWith(script: string, options: { embedder?: boolean } = {}):
 
 const EXTRACTION = JSON.stringify({
   memories: [
-    { category: 'preferences', abstract: 'Prefers Rust', overview: 'Likes Rust for tools.', content: 'The user prefers Rust for CLI tools.' },
-    { category: 'travel_plans', abstract: 'Lisbon in May', overview: 'Trip.', content: 'Going to Lisbon in May 2026.' },
+    {
+      category: 'preferences',
+      abstract: 'Prefers Rust',
+      overview: 'Likes Rust for tools.',
+      content: 'The user prefers Rust for CLI tools.',
+    },
+    {
+      category: 'travel_plans',
+      abstract: 'Lisbon in May',
+      overview: 'Trip.',
+      content: 'Going to Lisbon in May 2026.',
+    },
     { category: 'Bad Name', abstract: 'x', content: 'dropped' },
   ],
 });
 
 describe('memory with an LLM (scripted OpenAI-compatible server)', () => {
   it('extracts memories with the LLM on the chosen model, creating new categories', async () => {
-    const memory = await engineWith(`rules:\n  - match: { last_message: "user:" }\n    reply: { text: ${JSON.stringify(EXTRACTION)} }`);
+    const memory = await engineWith(
+      `rules:\n  - match: { last_message: "user:" }\n    reply: { text: ${JSON.stringify(EXTRACTION)} }`,
+    );
     const { extraction, report } = await memory.extractAndSave('user: I like Rust. Off to Lisbon in May.');
     expect(extraction.mode).toBe('llm');
     expect(extraction.facts.map((fact) => fact.category)).toEqual(['preferences', 'travel_plans']);
@@ -81,12 +95,27 @@ describe('memory with an LLM (scripted OpenAI-compatible server)', () => {
   });
 
   it('reranks with the LLM when asked, and reports it', async () => {
-    const scores = JSON.stringify({ scores: [{ index: 0, score: 0 }, { index: 1, score: 1 }] });
-    const memory = await engineWith(`rules:\n  - match: { last_message: "Query:" }\n    reply: { text: ${JSON.stringify(scores)} }`);
-    await memory.save([{ content: 'Oak trees live long.' }, { content: 'Oak furniture is heavy.' }], { dedup: false });
-    const result = await memory.search({ query: 'oak', config: { rerank: true, minScore: 0, hardMinScore: 0 } });
+    const scores = JSON.stringify({
+      scores: [
+        { index: 0, score: 0 },
+        { index: 1, score: 1 },
+      ],
+    });
+    const memory = await engineWith(
+      `rules:\n  - match: { last_message: "Query:" }\n    reply: { text: ${JSON.stringify(scores)} }`,
+    );
+    await memory.save([{ content: 'Oak trees live long.' }, { content: 'Oak furniture is heavy.' }], {
+      dedup: false,
+    });
+    const result = await memory.search({
+      query: 'oak',
+      config: { rerank: true, minScore: 0, hardMinScore: 0 },
+    });
     expect(result.rerank).toBe('llm');
-    expect(result.hits.map((hit) => hit.item.content)).toEqual(['Oak furniture is heavy.', 'Oak trees live long.']);
+    expect(result.hits.map((hit) => hit.item.content)).toEqual([
+      'Oak furniture is heavy.',
+      'Oak trees live long.',
+    ]);
   });
 
   it('embeds through /v1/embeddings and reports the remote embedder in doctor', async () => {
@@ -106,7 +135,9 @@ describe('memory with an LLM (scripted OpenAI-compatible server)', () => {
       embedder: createOpenAiEmbedder({ baseUrl: llm?.url ?? '', token: 't', model: 'm', timeoutMs: 2_000 }),
     });
     engines.push(offline);
-    await expect(offline.save([{ content: 'x' }])).rejects.toMatchObject({ code: 'MEM_EMBEDDER_UNAVAILABLE' });
+    await expect(offline.save([{ content: 'x' }])).rejects.toMatchObject({
+      code: 'MEM_EMBEDDER_UNAVAILABLE',
+    });
     const report = await offline.doctor();
     expect(report.ok).toBe(false);
     expect(report.checks.find((check) => check.name === 'embedder')?.detail).toContain('unreachable');
