@@ -35,7 +35,8 @@ await build({
   target: 'node20',
   minify: true,
   sourcemap: 'linked',
-  external: ['better-sqlite3'],
+  // sqlite-vec finds its loadable extension next to its own package files, so it must stay a package too.
+  external: ['better-sqlite3', 'sqlite-vec'],
   // CommonJS dependencies (fastify, pino) call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

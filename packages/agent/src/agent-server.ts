@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { parseRequest, registerErrorHandling } from '@openlegion/infra/http';
 import { openSseResponse } from '@openlegion/infra/sse';
+import type { MemoryEngine } from '@openlegion/memory';
 import {
   type AgentSelf,
   type AgentStatus,
@@ -14,6 +15,7 @@ import type { AgentEnv } from './agent-env.js';
 import { bearerAuth } from './bearer-auth.js';
 import type { ChatLoop } from './chat-loop.js';
 import type { ConversationStore } from './conversation-store.js';
+import { memoryRoutes } from './memory-routes.js';
 
 /** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -36,6 +38,8 @@ export interface AgentServerDeps {
   ready: () => ReadyAgent | undefined;
   /** For `uptime_ms`. */
   clock?: Clock;
+  /** The agent's memory store; without it the `/memory/*` routes are not served. */
+  memory?: () => MemoryEngine;
 }
 
 /**
@@ -81,6 +85,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
 
   app.register(async (authed) => {
     authed.addHook('onRequest', bearerAuth(deps.env.MESH_TOKEN));
+    if (deps.memory) authed.register(memoryRoutes(deps.memory));
     authed.post('/chat', async (request, reply) => {
       const { message, conversation_id: conversationId } = parseRequest(
         chatRequestSchema,

@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createLocalEmbedder, defaultScopes, MemoryEngine } from '@openlegion/memory';
 import type { FastifyInstance } from 'fastify';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
@@ -29,11 +31,20 @@ export async function startAgent(options: {
 }): Promise<RunningAgent> {
   const { env, logger, version } = options;
   const store = ConversationStore.open(env.AGENT_DATA_DIR);
+  // Opened on first use: most agent starts never touch memory, and start-up is what a fleet pays for.
+  let memoryEngine: MemoryEngine | undefined;
+  const memory = () =>
+    (memoryEngine ??= MemoryEngine.open({
+      file: join(env.AGENT_DATA_DIR, 'memory.db'),
+      embedder: createLocalEmbedder(),
+      defaultScopes: defaultScopes(env.AGENT_ID),
+    }));
   let readyAgent: ReadyAgent | undefined;
-  const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent });
+  const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory });
   const close = async () => {
     await app.close();
     store.close();
+    memoryEngine?.close();
   };
   try {
     await app.listen({ host: env.AGENT_HOST, port: env.AGENT_PORT });

@@ -77,6 +77,39 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'a database file has a newer schema than this code knows; upgrade openlegion',
   },
+  MEM_QUERY_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a memory query is empty or longer than the limit',
+  },
+  MEM_SCOPE_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a memory scope is not global or kind:id (agent, project, user, squad, custom)',
+  },
+  MEM_CATEGORY_INVALID: { retryable: false, status: 400, summary: 'a memory category name is malformed' },
+  MEM_CATEGORY_UNKNOWN: { retryable: false, status: 404, summary: 'no memory category of that name' },
+  MEM_ITEM_NOT_FOUND: { retryable: false, status: 404, summary: 'no memory item with that id' },
+  MEM_IMPORT_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a memory import has invalid lines (listed by line number); nothing was imported',
+  },
+  MEM_EMBEDDING_MISMATCH: {
+    retryable: false,
+    status: 409,
+    summary: 'the embedder differs from the one the memory store was built with; run reembed',
+  },
+  MEM_EMBEDDER_UNAVAILABLE: {
+    retryable: true,
+    status: 503,
+    summary: 'the embedding service could not be reached or answered badly',
+  },
+  MEM_STORE_UNAVAILABLE: {
+    retryable: false,
+    status: 500,
+    summary: 'the memory database or its sqlite-vec extension could not be opened',
+  },
   INTERNAL: { retryable: false, status: 500, summary: 'an unexpected fault; see the host log' },
 } as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;
 

@@ -1,0 +1,40 @@
+import type { MemoryContext } from '../store/memory-context.js';
+
+/** Counts a store reports (`openlegion memory <agent> stats`, `GET /memory/stats`). */
+export interface MemoryStats {
+  items: number;
+  superseded: number;
+  withVectors: number;
+  byScope: Record<string, number>;
+  byCategory: Record<string, number>;
+  byTier: Record<string, number>;
+  embedder: { active: string | null; recorded: string | null; dimensions: number | null };
+  llm: string | null;
+}
+
+export function memoryStats(context: MemoryContext): MemoryStats {
+  const group = (column: 'scope' | 'category' | 'tier'): Record<string, number> =>
+    Object.fromEntries(
+      context.db
+        .prepare<[], { key: string; n: number }>(
+          `SELECT ${column} AS key, count(*) AS n FROM memory_items WHERE superseded_by IS NULL GROUP BY ${column} ORDER BY ${column}`,
+        )
+        .all()
+        .map((row) => [row.key, row.n]),
+    );
+  const recorded = context.vectors.state();
+  return {
+    items: context.items.count(),
+    superseded: context.items.count({ includeSuperseded: true }) - context.items.count(),
+    withVectors: context.vectors.count(),
+    byScope: group('scope'),
+    byCategory: group('category'),
+    byTier: group('tier'),
+    embedder: {
+      active: context.embedder?.id ?? null,
+      recorded: recorded?.embedderId ?? null,
+      dimensions: recorded?.dimensions ?? null,
+    },
+    llm: context.llm?.model ?? null,
+  };
+}

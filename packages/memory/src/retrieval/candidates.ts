@@ -1,0 +1,65 @@
+import { dot } from '../embed/embedder.js';
+import { searchText } from '../store/fts-index.js';
+import type { MemoryContext } from '../store/memory-context.js';
+import { contentTerms, ftsQuery } from '../text/tokens.js';
+import type { Candidate } from './candidate.js';
+import { fuseScores, normalizeBm25 } from './fusion.js';
+import type { RetrievalConfig } from './retrieval-config.js';
+
+/** Where to look and how many to take from each side. */
+export interface CandidateQuery {
+  text: string;
+  vector: Float32Array | undefined;
+  scopes: readonly string[];
+  categories?: readonly string[];
+  pool: number;
+}
+
+/**
+ * The union of the vector and BM25 top-`pool` lists, each item scored on both signals (its stored
+ * vector is compared with the query even when only BM25 found it) and fused.
+ */
+export function collectCandidates(
+  context: MemoryContext,
+  query: CandidateQuery,
+  config: RetrievalConfig,
+): Candidate[] {
+  const match = ftsQuery(query.text);
+  const textHits = searchText(
+    context.db,
+    match,
+    query.pool,
+    query.scopes,
+    query.categories,
+    config.bm25ColumnWeights,
+  );
+  const vectorHits = query.vector
+    ? context.vectors.knn(query.vector, query.pool, query.scopes, query.categories)
+    : [];
+  const ids = [...new Set([...vectorHits.map((hit) => hit.id), ...textHits.map((hit) => hit.id)])];
+  const items = context.items.getMany(ids);
+  const stored = query.vector ? context.vectors.vectors(ids) : new Map<number, Float32Array>();
+  const rawBm25 = new Map(textHits.map((hit) => [hit.id, hit.bm25]));
+  const best = textHits.reduce((max, hit) => Math.max(max, hit.bm25), 0);
+  const queryTerms = new Set(config.bm25Normalization === 'coverage' ? contentTerms(query.text) : []);
+  const textRan = match !== '';
+  return items.map((item) => {
+    const vector = stored.get(item.id);
+    const vectorScore = query.vector && vector ? Math.max(0, Math.min(1, dot(query.vector, vector))) : null;
+    const raw = rawBm25.get(item.id);
+    const bm25Score =
+      raw !== undefined
+        ? normalizeBm25(raw, best, queryTerms, `${item.abstract} ${item.overview} ${item.content}`)
+        : textRan
+          ? 0
+          : null;
+    const candidate: Candidate = {
+      item,
+      score: fuseScores(vectorScore, bm25Score, config),
+      vectorScore,
+      bm25Score,
+    };
+    if (vector) candidate.vector = vector;
+    return candidate;
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * Every knob of retrieval, with the defaults of the memory design (docs/memory.md explains each).
+ * Pass a partial object to override any of them.
+ */
+export interface RetrievalConfig {
+  /** Fusion weights: fused = vectorWeight · vector + bm25Weight · bm25. */
+  vectorWeight: number;
+  bm25Weight: number;
+  /** Exact-match floor: when bm25 ≥ exactMatchBm25, fused = max(fused, exactMatchFactor · bm25). */
+  exactMatchBm25: number;
+  exactMatchFactor: number;
+  /**
+   * How BM25 is scaled into [0, 1]: `relative` to the query's best hit, or that times the share of
+   * the query's terms the item holds (`coverage`, so only items holding the whole query are exact matches).
+   */
+  bm25Normalization: 'relative' | 'coverage';
+  /** BM25 weight of each indexed column: abstract, overview, content. */
+  bm25ColumnWeights: readonly [number, number, number];
+  /** Fused scores are clamped into [fusedMin, 1]. */
+  fusedMin: number;
+  /** Candidates taken from each of vector and BM25: max(candidatePoolMin, candidatePoolFactor · limit). */
+  candidatePoolMin: number;
+  candidatePoolFactor: number;
+  /** Dropped before anything else when the fused score is lower. */
+  minScore: number;
+  /** Opt-in LLM rerank of the top rerankFactor · limit: score = rerankWeight · llm + (1 - rerankWeight) · score. */
+  rerank: boolean;
+  rerankFactor: number;
+  rerankWeight: number;
+  /** score += recencyWeight · 0.5^(age / recencyHalfLifeDays). */
+  recencyWeight: number;
+  recencyHalfLifeDays: number;
+  /** score *= importanceBase + (1 - importanceBase) · importance. */
+  importanceBase: number;
+  /** score *= 1 / (1 + lengthPenalty · log2(chars / lengthAnchorChars)) for texts longer than the anchor. */
+  lengthAnchorChars: number;
+  lengthPenalty: number;
+  /** Apply the decay multiplier (see decay.ts). */
+  decay: boolean;
+  /** Dropped after boosts when the score is lower. */
+  hardMinScore: number;
+  /** MMR: λ · relevance − (1 − λ) · max similarity to what is already chosen. 1 turns diversity off. */
+  mmrLambda: number;
+  /** Hierarchical: categories searched first, and what counts as sufficient. */
+  topCategories: number;
+  sufficiencyScore: number;
+  /** Results at or above sufficiencyScore needed (capped at the limit) to stop before widening. */
+  sufficiencyCount: number;
+  /** Count the returned items as accessed (reinforcement) and move tiers. Off for read-only tools. */
+  recordAccess: boolean;
+}
+
+export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze({
+  vectorWeight: 0.7,
+  bm25Weight: 0.3,
+  exactMatchBm25: 0.75,
+  exactMatchFactor: 0.92,
+  bm25Normalization: 'relative',
+  bm25ColumnWeights: [1, 1, 1] as const,
+  fusedMin: 0.1,
+  candidatePoolMin: 20,
+  candidatePoolFactor: 2,
+  minScore: 0.3,
+  rerank: false,
+  rerankFactor: 2,
+  rerankWeight: 0.6,
+  recencyWeight: 0.1,
+  recencyHalfLifeDays: 14,
+  importanceBase: 0.7,
+  lengthAnchorChars: 500,
+  lengthPenalty: 0.5,
+  decay: true,
+  hardMinScore: 0.35,
+  mmrLambda: 0.85,
+  topCategories: 3,
+  sufficiencyScore: 0.5,
+  sufficiencyCount: 3,
+  recordAccess: true,
+});
+
+/** Longest query accepted, in characters; a longer one is refused, not silently cut. */
+export const MAX_QUERY_CHARS = 8_000;
+/** Most results one search may ask for. */
+export const MAX_LIMIT = 100;

@@ -1,0 +1,114 @@
+// memory-scale: search latency (p50/p99, hybrid flat search) at 10k and 100k synthetic items, and
+// the ingest rate with the local embedder, in one run on a temporary database file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, writeResults } from './bench-results.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SIZES = [10_000, 100_000];
+const QUERIES = 200;
+const BATCH = 1_000;
+const VOCABULARY = 20_000;
+const TARGETS = { p50_ms_10k: 5, p50_ms_100k: 25, ingest_items_per_s: 2_000 };
+
+export async function main() {
+  const memory = await import(path.join(ROOT, 'packages/memory/dist/index.js'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'memory-scale-'));
+  const random = mulberry32(42);
+  const words = Array.from({ length: VOCABULARY }, (_, index) => syntheticWord(index));
+  const sentence = () =>
+    Array.from({ length: 8 + Math.floor(random() * 16) }, () => words[zipf(random)]).join(' ');
+  const engine = memory.MemoryEngine.open({
+    file: path.join(dir, 'memory.db'),
+    embedder: memory.createLocalEmbedder(),
+    defaultScopes: ['agent:bench', 'global'],
+  });
+  const metrics = {
+    embedder: engine.modes.embedder,
+    queries_per_size: QUERIES,
+    search: 'hybrid flat, limit 10',
+  };
+  const ingestMs = [];
+  let stored = 0;
+  try {
+    for (const size of SIZES) {
+      while (stored < size) {
+        const facts = Array.from({ length: BATCH }, () => ({
+          content: sentence(),
+          category: 'entities',
+          source: 'import',
+        }));
+        const started = performance.now();
+        await engine.save(facts, { dedup: false });
+        ingestMs.push(performance.now() - started);
+        stored += BATCH;
+      }
+      const latencies = [];
+      for (let i = 0; i < QUERIES; i++) {
+        const query = Array.from({ length: 3 + Math.floor(random() * 5) }, () => words[zipf(random)]).join(
+          ' ',
+        );
+        const started = performance.now();
+        await engine.search({ query, limit: 10, config: { recordAccess: false } });
+        latencies.push(performance.now() - started);
+      }
+      const label = `${size / 1000}k`;
+      metrics[`p50_ms_${label}`] = round(median(latencies));
+      metrics[`p99_ms_${label}`] = round(percentile(latencies, 0.99));
+      console.log(
+        `${label} items: search p50 ${metrics[`p50_ms_${label}`]} ms, p99 ${metrics[`p99_ms_${label}`]} ms`,
+      );
+    }
+    metrics.ingest_items_per_s = Math.round(
+      (BATCH * ingestMs.length) / (ingestMs.reduce((a, b) => a + b, 0) / 1000),
+    );
+    metrics.ingest = 'save() batches of 1000 with the local embedder, dedup off (bulk load)';
+    console.log(`ingest: ${metrics.ingest_items_per_s} items/s`);
+  } finally {
+    engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const pass =
+    metrics.p50_ms_10k <= TARGETS.p50_ms_10k &&
+    metrics.p50_ms_100k <= TARGETS.p50_ms_100k &&
+    metrics.ingest_items_per_s >= TARGETS.ingest_items_per_s;
+  const file = writeResults('memory-scale', metrics, TARGETS, pass);
+  console.log(`${pass ? 'PASS' : 'FAIL'} — wrote ${path.relative(ROOT, file)}`);
+  return 0;
+}
+
+/** A pronounceable made-up word per index, so the vocabulary is fixed and shared by no real text. */
+function syntheticWord(index) {
+  const syllables = ['ka', 'lo', 'mi', 'ren', 'tu', 'sa', 'vi', 'dor', 'pe', 'nix', 'bra', 'qui'];
+  let word = '';
+  let rest = index + 1;
+  while (rest > 0) {
+    word += syllables[rest % syllables.length];
+    rest = Math.floor(rest / syllables.length);
+  }
+  return word;
+}
+
+/** A word index drawn with Zipf-like frequencies, as words in real text are. */
+function zipf(random) {
+  return Math.min(VOCABULARY - 1, Math.floor(Math.exp(random() * Math.log(VOCABULARY))) - 1);
+}
+
+function mulberry32(seed) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+const round = (value) => Math.round(value * 100) / 100;
