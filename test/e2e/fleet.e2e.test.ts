@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +130,51 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(chat.stderr).toContain('unknown command /nonsense; commands: /help, /quit, /use');
     expect(chat.stderr).toContain('no agent "nobody"; agents: alpha, beta');
     expect(chat.stdout).toContain('no cron jobs');
+  });
+
+  it("manages an agent's memory from the CLI: import, search, stats, export, doctor, bad lines", async () => {
+    const item = (id: number, abstract: string) =>
+      JSON.stringify({
+        id,
+        scope: 'global',
+        category: 'preferences',
+        abstract,
+        overview: abstract,
+        content: abstract,
+        tier: 'working',
+        temporalType: 'static',
+        importance: 0.7,
+        confidence: 0.9,
+        accessCount: 0,
+        lastAccessedAt: null,
+        createdAt: 1_700_000_000_000,
+        updatedAt: 1_700_000_000_000,
+        source: 'import',
+        sourceRef: null,
+        version: 1,
+        supersededBy: null,
+      });
+    const file = path.join(mesh.dir, 'memory.jsonl');
+    await writeFile(
+      file,
+      `${item(1, 'The user drinks oat milk flat whites')}\n${item(2, 'The user runs every Tuesday')}\n`,
+    );
+    const imported = await cli('memory', 'alpha', 'import', file);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('"imported": 2');
+    const search = await cli('memory', 'alpha', 'search', 'oat', 'milk', '--flat');
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout.split('\n')[0]).toContain('oat milk flat whites');
+    const exported = await cli('memory', 'alpha', 'export');
+    expect(exported.stdout.trim().split('\n')).toHaveLength(2);
+    const doctor = await cli('memory', 'alpha', 'doctor');
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    await writeFile(file, `${item(3, 'fine')}\n{not json\n`);
+    const bad = await cli('memory', 'alpha', 'import', file);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/line 2/);
+    const after = await cli('memory', 'alpha', 'export');
+    expect(after.stdout.trim().split('\n')).toHaveLength(2);
   });
 
   it('keeps the provider key and every token out of the host log and agent output', async () => {

@@ -1,3 +1,4 @@
+import { parseRequest } from '@openlegion/infra/http';
 import type { MemoryEngine } from '@openlegion/memory';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -40,7 +41,7 @@ export function memoryRoutes(memory: () => MemoryEngine) {
     );
 
     app.post('/memory/search', async (request) => {
-      const { hierarchical, ...search } = parse(searchBody, request.body ?? {});
+      const { hierarchical, ...search } = parseRequest(searchBody, request.body ?? {});
       const engine = memory();
       return hierarchical ? engine.searchHierarchical(search) : engine.search(search);
     });
@@ -48,7 +49,7 @@ export function memoryRoutes(memory: () => MemoryEngine) {
     app.get('/memory/stats', async () => memory().stats());
 
     app.get('/memory/items', async (request) => {
-      const query = parse(listQuery, request.query);
+      const query = parseRequest(listQuery, request.query, 'query');
       const items = memory().list({
         limit: query.limit,
         offset: query.offset,
@@ -60,7 +61,7 @@ export function memoryRoutes(memory: () => MemoryEngine) {
     });
 
     app.delete('/memory/items/:id', async (request, reply) => {
-      memory().delete(parse(idParams, request.params).id);
+      memory().delete(parseRequest(idParams, request.params, 'params').id);
       return reply.code(204).send();
     });
 
@@ -76,16 +77,9 @@ export function memoryRoutes(memory: () => MemoryEngine) {
           'send the import as application/x-ndjson (one item per line)',
         );
       }
-      return memory().importJsonl(request.body, parse(importQuery, request.query));
+      return memory().importJsonl(request.body, parseRequest(importQuery, request.query, 'query'));
     });
 
     app.get('/memory/doctor', async () => memory().doctor());
   };
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
-  throw new OpenLegionError('REQUEST_INVALID', problems.join('; '), { cause: parsed.error });
 }

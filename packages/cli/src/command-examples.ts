@@ -16,6 +16,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'cron resume': 'openlegion cron resume researcher#0',
   'cron run': 'openlegion cron run researcher#0',
   'cron rm': 'openlegion cron rm researcher@m3x0',
+  memory: 'openlegion memory researcher search "where does Caroline work"',
 };
 
 /** The path of a command below the program: `cron list`. */

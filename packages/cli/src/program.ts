@@ -5,6 +5,7 @@ import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js'
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerMemoryCommands } from './commands/memory.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
@@ -99,6 +100,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerCronCommands(program, kit);
   registerRestartCommand(program, kit);
   registerInitCommand(program, kit);
+  registerMemoryCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config

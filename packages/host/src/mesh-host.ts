@@ -70,11 +70,12 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       appServed = serveApp();
     },
   });
-  const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
+  const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
+  const lanes = lanesFeature(agentAccess);
   // Agents near the end: they stop early, and every route they call exists before they start.
   const features: HostFeature[] = [
     llmFeature({ baseUrlOverrides: options.baseUrlOverrides }),
-    operatorFeature({ meshStatus: status, onShutdown: () => requestShutdown() }),
+    operatorFeature({ ...agentAccess, meshStatus: status, onShutdown: () => requestShutdown() }),
     lanes,
     cronFeature({ lanes }),
     fleet,

@@ -69,6 +69,18 @@ export class FakeAgentRuntime implements AgentRuntime {
   async teardown(mesh: string): Promise<void> {
     this.events.push(`teardown ${mesh}`);
   }
+
+  readonly #exitListeners: Array<(agent: string) => void> = [];
+
+  onUnexpectedExit(listener: (agent: string) => void): void {
+    this.#exitListeners.push(listener);
+  }
+
+  /** Simulate an agent dying on its own (a crash, `docker kill`). */
+  crash(agent: string): void {
+    for (const name of this.running) if (name.endsWith(`-${agent}`)) this.running.delete(name);
+    for (const listener of this.#exitListeners) listener(agent);
+  }
 }
 
 async function reportReady(spec: AgentSpec): Promise<void> {

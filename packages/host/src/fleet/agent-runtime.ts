@@ -73,6 +73,11 @@ export interface AgentRuntime {
   logs(name: string, lines: number): Promise<string>;
   /** Removes the mesh's network once its agents are stopped. */
   teardown(mesh: string): Promise<void>;
+  /**
+   * Be told when an agent this runtime started exits without being stopped (a crash, an OOM kill,
+   * `docker kill`), so the host can restart it at once instead of waiting for failed probes.
+   */
+  onUnexpectedExit(listener: (agent: string) => void): void;
 }
 
 /** The name of an agent's container (and of its process in the process runtime). */

@@ -17,6 +17,7 @@ import {
   removeMeshLeftovers,
   removeMeshNetwork,
 } from './docker-mesh-network.js';
+import { ExitListeners } from './exit-listeners.js';
 import { toDockerLimits } from './resource-limits.js';
 
 export interface DockerRuntimeOptions {
@@ -49,6 +50,8 @@ export class DockerRuntime implements AgentRuntime {
   readonly #docker: Dockerode;
   readonly #stopTimeoutSeconds: number;
   readonly #started = new Map<string, RunningAgent>();
+  readonly #stopping = new Set<string>();
+  readonly #exits = new ExitListeners();
 
   constructor(options: DockerRuntimeOptions = {}) {
     this.#docker = options.docker ?? new Dockerode();
@@ -88,14 +91,32 @@ export class DockerRuntime implements AgentRuntime {
       pid: null,
     };
     this.#started.set(name, running);
+    // Resolves when the container stops, however it stops; only a stop we did not ask for is news.
+    void container
+      .wait()
+      .then(() => {
+        if (this.#started.get(name)?.containerId === container.id && !this.#stopping.has(name)) {
+          this.#exits.emit(spec.agent);
+        }
+      })
+      .catch(() => {});
     return running;
+  }
+
+  onUnexpectedExit(listener: (agent: string) => void): void {
+    this.#exits.listen(listener);
   }
 
   async stop(name: string): Promise<void> {
     const container = this.#docker.getContainer(name);
-    await ignoringAbsent(() => container.stop({ t: this.#stopTimeoutSeconds }));
-    await ignoringAbsent(() => container.remove({ force: true }));
-    this.#started.delete(name);
+    this.#stopping.add(name);
+    try {
+      await ignoringAbsent(() => container.stop({ t: this.#stopTimeoutSeconds }));
+      await ignoringAbsent(() => container.remove({ force: true }));
+      this.#started.delete(name);
+    } finally {
+      this.#stopping.delete(name);
+    }
   }
 
   async stopAll(): Promise<void> {

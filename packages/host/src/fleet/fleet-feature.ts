@@ -35,6 +35,8 @@ export interface FleetFeature extends HostFeature {
   registry(): AgentRegistry;
   /** Stop an agent (if it still runs) and start it again with a fresh token; resolves once it is ready. */
   restart(agent: string): Promise<void>;
+  /** Be told when an agent exits without being stopped (see AgentRuntime.onUnexpectedExit). */
+  onAgentExit(listener: (agent: string) => void): void;
 }
 
 /**
@@ -72,6 +74,7 @@ export function fleetFeature(options: FleetFeatureOptions): FleetFeature {
     migrations: REGISTRY_FEATURE.steps,
     adoptsUserVersion: true,
     registry: currentRegistry,
+    onAgentExit: (listener) => runtime.onUnexpectedExit(listener),
     init: (given) => void attach(given),
     routes(app, given) {
       registerAgentApiRoutes(app, { registry: currentRegistry, selfFor: (agent) => agentSelf(given, agent) });

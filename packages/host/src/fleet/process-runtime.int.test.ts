@@ -110,4 +110,16 @@ describe('ProcessRuntime', () => {
     await expect(nextRun.cleanupLeftovers(mesh)).resolves.toEqual([agent.name]);
     await expect.poll(() => isAlive(agent.pid ?? 0)).toBe(false);
   });
+
+  it('tells its listeners when an agent dies on its own, not when it is stopped', async () => {
+    const exits: string[] = [];
+    runtime.onUnexpectedExit((agent) => exits.push(agent));
+    const stopped = await runtime.start(spec);
+    await waitForStatus(stopped.url);
+    await runtime.stop(stopped.name);
+    const killed = await runtime.start(spec);
+    await waitForStatus(killed.url);
+    process.kill(killed.pid ?? 0, 'SIGKILL');
+    await expect.poll(() => exits).toEqual(['beta']);
+  });
 });

@@ -14,6 +14,7 @@ import {
   type PreparedMesh,
   type RunningAgent,
 } from './agent-runtime.js';
+import { ExitListeners } from './exit-listeners.js';
 import { LogTail } from './log-tail.js';
 
 export interface ProcessRuntimeOptions {
@@ -53,6 +54,8 @@ export class ProcessRuntime implements AgentRuntime {
   readonly #logLines: number;
   readonly #pidFiles: AgentPidFiles;
   readonly #processes = new Map<string, AgentProcess>();
+  readonly #stopping = new Set<string>();
+  readonly #exits = new ExitListeners();
 
   constructor(options: ProcessRuntimeOptions) {
     this.#agentEntry = path.resolve(options.agentEntry);
@@ -97,6 +100,10 @@ export class ProcessRuntime implements AgentRuntime {
     const exited = new Promise((resolve) => child.once('exit', resolve)).then(() =>
       this.#pidFiles.remove(name),
     );
+    void exited.then(() => {
+      if (this.#processes.get(name)?.child === child && !this.#stopping.has(name))
+        this.#exits.emit(spec.agent);
+    });
     await spawned(child, spec.agent);
     const running: RunningAgent = {
       agent: spec.agent,
@@ -114,12 +121,21 @@ export class ProcessRuntime implements AgentRuntime {
   async stop(name: string): Promise<void> {
     const agentProcess = this.#processes.get(name);
     if (!agentProcess || !isRunning(agentProcess.child)) return;
-    agentProcess.child.kill('SIGTERM');
-    const timeout = delay(this.#stopTimeoutMs, 'timeout' as const, { ref: false });
-    if ((await Promise.race([agentProcess.exited, timeout])) === 'timeout') {
-      agentProcess.child.kill('SIGKILL');
+    this.#stopping.add(name);
+    try {
+      agentProcess.child.kill('SIGTERM');
+      const timeout = delay(this.#stopTimeoutMs, 'timeout' as const, { ref: false });
+      if ((await Promise.race([agentProcess.exited, timeout])) === 'timeout') {
+        agentProcess.child.kill('SIGKILL');
+      }
+      await agentProcess.exited;
+    } finally {
+      this.#stopping.delete(name);
     }
-    await agentProcess.exited;
+  }
+
+  onUnexpectedExit(listener: (agent: string) => void): void {
+    this.#exits.listen(listener);
   }
 
   async stopAll(): Promise<void> {

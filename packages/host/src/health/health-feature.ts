@@ -53,7 +53,10 @@ export function healthFeature(options: { fleet: FleetFeature }): HostFeature {
         return { agent: record ? toAgentInfo(record) : null };
       });
     },
-    start: () => current().start(),
+    start() {
+      options.fleet.onAgentExit((agent) => void current().agentExited(agent));
+      current().start();
+    },
     stop: () => monitor?.stop(),
   };
 }

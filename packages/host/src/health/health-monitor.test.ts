@@ -121,4 +121,21 @@ describe('HealthMonitor', () => {
     await monitor.restartNow('a').catch(() => {});
     expect(restarts).toHaveLength(3);
   });
+
+  it('restarts an agent that exited on its own at once, without waiting for probes', async () => {
+    const { monitor, restarts } = monitored();
+    monitor.start();
+    await monitor.agentExited('a');
+    expect(restarts).toHaveLength(1);
+    await monitor.stop();
+  });
+
+  it('leaves alone an agent that exits while it is being stopped', async () => {
+    const { monitor, restarts, registry } = monitored();
+    monitor.start();
+    registry.markStopping('a');
+    await monitor.agentExited('a');
+    expect(restarts).toEqual([]);
+    await monitor.stop();
+  });
 });

@@ -70,6 +70,20 @@ export class HealthMonitor {
     await this.#deps.restart(agent);
   }
 
+  /** The agent's process or container exited on its own: restart it now, not after failed probes. */
+  async agentExited(agent: string): Promise<void> {
+    const record = this.#deps.registry().get(agent);
+    if (this.#stopped || (record?.state !== 'ready' && record?.state !== 'starting')) return;
+    const now = this.#deps.clock.now();
+    const watch = this.#watch(agent, now);
+    if (watch.restarting) return;
+    const restart = this.#restart(agent, watch, 'it exited', now).finally(() =>
+      this.#inFlight.delete(restart),
+    );
+    this.#inFlight.add(restart);
+    await restart;
+  }
+
   /** One round of probes (the timer calls it; tests may too). */
   async probeAll(): Promise<void> {
     const records = this.#deps.registry().list();

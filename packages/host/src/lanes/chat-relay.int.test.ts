@@ -6,9 +6,12 @@ import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
+import { operatorFeature } from '../operator/index.js';
 import { createAgentClient, createChannelMesh, lanesFeature } from './index.js';
 
 interface ReceivedChat {
+  method: string;
+  path: string;
   authorization: string | undefined;
   body: unknown;
   /** Resolves when the host closed the connection to the stand-in. */
@@ -32,7 +35,15 @@ async function startStandInAgent(): Promise<{
     let text = '';
     for await (const chunk of req) text += String(chunk);
     const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
-    received.push({ authorization: req.headers.authorization, body: JSON.parse(text), closed });
+    const body =
+      req.headers['content-type']?.startsWith('application/json') && text ? JSON.parse(text) : text;
+    received.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      authorization: req.headers.authorization,
+      body,
+      closed,
+    });
     await behaviour(res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +79,18 @@ describe('chat relay through the host', () => {
     const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
     const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
     host = await startFeatureTestHost(
-      [lanes, fleet],
+      [
+        lanes,
+        operatorFeature({
+          registry: fleet.registry,
+          tokens,
+          agentClient: createAgentClient(),
+          meshStatus: () => {
+            throw new Error('not used');
+          },
+        }),
+        fleet,
+      ],
       { llm: { providers: { openai: {} } }, agents: { a: {} } },
       { tokens, start: false },
     );
@@ -192,6 +214,50 @@ describe('chat relay through the host', () => {
         code: 'REQUEST_INVALID',
         message: expect.stringContaining('body.message'),
       });
+    });
+  });
+
+  describe('operator calls forwarded to the agent', () => {
+    it('passes memory calls through with the agent token, query and body included', async () => {
+      standIn.behave((res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"results":[]}');
+      });
+      const response = await fetch(`${hostUrl}/api/agents/a/memory/search?mode=flat`, {
+        method: 'POST',
+        headers: { ...host.operatorAuth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'coffee' }),
+      });
+      expect([response.status, await response.json()]).toEqual([200, { results: [] }]);
+      expect(standIn.received[0]).toMatchObject({
+        method: 'POST',
+        path: '/memory/search?mode=flat',
+        authorization: `Bearer ${agentToken}`,
+        body: { query: 'coffee' },
+      });
+    });
+
+    it('passes JSON lines imports through unchanged and the agent status back', async () => {
+      standIn.behave((res) => {
+        res.writeHead(422, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(errorBody('REQUEST_INVALID', 'line 2: not JSON')));
+      });
+      const lines = '{"content":"a"}\nnot json\n';
+      const response = await fetch(`${hostUrl}/api/agents/a/memory/import`, {
+        method: 'POST',
+        headers: { ...host.operatorAuth, 'content-type': 'application/x-ndjson' },
+        body: lines,
+      });
+      expect(response.status).toBe(422);
+      expect(standIn.received[0]?.body).toBe(lines);
+    });
+
+    it('refuses an agent token on the forwarded routes', async () => {
+      const response = await fetch(`${hostUrl}/api/agents/a/memory/stats`, {
+        headers: { authorization: `Bearer ${agentToken}` },
+      });
+      expect(response.status).toBe(403);
+      expect(standIn.received).toEqual([]);
     });
   });
 });

@@ -1,7 +1,18 @@
 import type { HostFeature } from '../features/index.js';
+import type { AgentChatDeps } from '../lanes/agent-chat.js';
+import { registerAgentForwarding } from './agent-forward.js';
 import { type OperatorRouteDeps, registerOperatorRoutes } from './operator-routes.js';
 
-/** The operator API's own routes (`/api/status`, `/api/shutdown`) as a host feature. */
-export function operatorFeature(options: OperatorRouteDeps): HostFeature {
-  return { name: 'operator', routes: (app) => registerOperatorRoutes(app, options) };
+/**
+ * The operator API's own routes (`/api/status`, `/api/shutdown`) and the agent routes it reaches
+ * through the host (`/api/agents/:agent/memory/*`, `/workspace/*`) as a host feature.
+ */
+export function operatorFeature(options: OperatorRouteDeps & AgentChatDeps): HostFeature {
+  return {
+    name: 'operator',
+    routes(app) {
+      registerOperatorRoutes(app, options);
+      registerAgentForwarding(app, options);
+    },
+  };
 }

@@ -55,6 +55,9 @@ describe('the host app', () => {
       llmFeature(),
       lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() }),
       operatorFeature({
+        registry: fleet.registry,
+        tokens,
+        agentClient: createAgentClient(),
         meshStatus: () => status,
         onShutdown: () => {
           shutdowns += 1;

@@ -1,0 +1,156 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { OpenLegionError } from '@openlegion/protocol';
+import type { Command } from 'commander';
+import type { CommandKit } from '../command-kit.js';
+import { connectToHost, errorFromResponse, type HostConnection } from '../host-connection.js';
+
+/**
+ * `openlegion memory <agent> search|list|stats|delete|export|import|doctor`: an agent's long-term
+ * memory, reached through the host (which holds the agent's token).
+ */
+export function registerMemoryCommands(program: Command, kit: CommandKit): void {
+  program
+    .command('memory')
+    .description(
+      "read and manage an agent's long-term memory: search, list, stats, delete, export, import, doctor",
+    )
+    .argument('<agent>', 'agent name')
+    .argument('<action>', `one of: ${Object.keys(ACTIONS).join(', ')}`)
+    .argument('[args...]', 'search: the query; delete: the item id; import: a JSON lines file or -')
+    .addOption(kit.configOption())
+    .option('-n, --limit <n>', 'search/list: how many', '10')
+    .option('--flat', 'search: all items at once instead of categories first')
+    .option('--scope <scope>', 'list: only this scope (global, agent:<id>, user:<id>, ...)')
+    .option('--category <category>', 'list: only this category')
+    .option('-o, --out <file>', 'export: write to a file instead of stdout')
+    .option('--keep-ids', 'import: keep the ids in the file (restore into an empty memory)')
+    .action((agent: string, action: string, args: string[], options: MemoryOptions) =>
+      kit.run(async () => {
+        const run = ACTIONS[action];
+        if (!run) {
+          throw new OpenLegionError(
+            'REQUEST_INVALID',
+            `no memory action "${action}"; actions: ${Object.keys(ACTIONS).join(', ')}`,
+          );
+        }
+        const host = await connectToHost(options.config);
+        return run({
+          host,
+          kit,
+          args,
+          options,
+          route: (path) => `/api/agents/${encodeURIComponent(agent)}/memory/${path}`,
+        });
+      })(),
+    );
+}
+
+interface MemoryOptions {
+  config: string;
+  limit: string;
+  flat?: boolean;
+  scope?: string;
+  category?: string;
+  out?: string;
+  keepIds?: boolean;
+}
+
+interface MemoryCall {
+  host: HostConnection;
+  kit: CommandKit;
+  args: string[];
+  options: MemoryOptions;
+  route: (path: string) => string;
+}
+
+async function json(response: Response): Promise<unknown> {
+  if (!response.ok) throw await errorFromResponse(response);
+  return response.json();
+}
+
+const print = (kit: CommandKit, value: unknown) => kit.output.out(`${JSON.stringify(value, null, 2)}\n`);
+
+const ACTIONS: Record<string, (call: MemoryCall) => Promise<number>> = {
+  async search({ host, kit, args, options, route }) {
+    if (args.length === 0)
+      throw new OpenLegionError(
+        'REQUEST_INVALID',
+        'search needs a query: openlegion memory AGENT search WORDS',
+      );
+    const body = { query: args.join(' '), limit: Number(options.limit), hierarchical: !options.flat };
+    const found = (await json(await host.request('POST', route('search'), body))) as {
+      hits: Array<{ score: number; item: { id: number; category: string; abstract: string } }>;
+      mode: string;
+      strategy: string;
+    };
+    for (const { score, item } of found.hits)
+      kit.output.out(`#${item.id}  ${score.toFixed(3)}  [${item.category}]  ${item.abstract}\n`);
+    kit.output.out(
+      found.hits.length === 0 ? 'nothing found\n' : `(${found.strategy} search, ${found.mode})\n`,
+    );
+    return 0;
+  },
+  async list({ host, kit, options, route }) {
+    const query = new URLSearchParams({ limit: options.limit });
+    if (options.scope) query.set('scope', options.scope);
+    if (options.category) query.set('category', options.category);
+    const { items } = (await json(await host.request('GET', route(`items?${query}`)))) as {
+      items: Array<{ id: number; category: string; scope: string; abstract: string }>;
+    };
+    for (const item of items)
+      kit.output.out(`#${item.id}  [${item.category}] ${item.scope}  ${item.abstract}\n`);
+    if (items.length === 0) kit.output.out('no items\n');
+    return 0;
+  },
+  async stats({ host, kit, route }) {
+    print(kit, await json(await host.request('GET', route('stats'))));
+    return 0;
+  },
+  async doctor({ host, kit, route }) {
+    const report = await json(await host.request('GET', route('doctor')));
+    print(kit, report);
+    return (report as { ok?: boolean }).ok === false ? 1 : 0;
+  },
+  async delete({ host, kit, args, route }) {
+    const id = args[0];
+    if (!id)
+      throw new OpenLegionError(
+        'REQUEST_INVALID',
+        'delete needs an item id: openlegion memory AGENT delete 42',
+      );
+    const response = await host.request('DELETE', route(`items/${encodeURIComponent(id)}`));
+    if (!response.ok) throw await errorFromResponse(response);
+    kit.output.out(`#${id} deleted\n`);
+    return 0;
+  },
+  async export({ host, kit, options, route }) {
+    const response = await host.request('GET', route('export'));
+    if (!response.ok) throw await errorFromResponse(response);
+    const text = await response.text();
+    if (options.out) await writeFile(options.out, text, { mode: 0o600 });
+    else kit.output.out(text);
+    return 0;
+  },
+  async import({ host, kit, args, options, route }) {
+    const file = args[0];
+    if (!file)
+      throw new OpenLegionError(
+        'REQUEST_INVALID',
+        'import needs a file: openlegion memory AGENT import items.jsonl (or - for stdin)',
+      );
+    const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+    const response = await fetch(`${host.url}${route(`import?ids=${options.keepIds ? 'keep' : 'new'}`)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${host.token}`, 'content-type': 'application/x-ndjson' },
+      body: text,
+    });
+    print(kit, await json(response));
+    return 0;
+  },
+};
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text;
+}

@@ -1,0 +1,51 @@
+import { parseRequest } from '@openlegion/infra/http';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { type AgentChatDeps, reachableAgent } from '../lanes/agent-chat.js';
+import { abortOnClientClose } from '../server/client-abort.js';
+import { sendUpstream } from '../server/upstream-reply.js';
+
+/** The agent routes the operator reaches through the host (the host holds the agent's token). */
+export const FORWARDED_AGENT_ROUTES = ['memory', 'workspace'] as const;
+
+const forwardParams = z.object({ agent: z.string().min(1), '*': z.string() });
+/** Imports of a whole memory may be large. */
+const FORWARD_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `/api/agents/:agent/memory/*` and `/api/agents/:agent/workspace/*` for the operator: forwarded
+ * to the agent's own `/memory/*` and `/workspace/*` with the agent's token; answers pass through.
+ */
+export function registerAgentForwarding(app: FastifyInstance, deps: AgentChatDeps): void {
+  app.register(async (scope) => {
+    // Bodies pass through as they came (JSON, JSON lines, file text).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: FORWARD_BODY_LIMIT_BYTES },
+      (_request, body, done) => done(null, body),
+    );
+    for (const prefix of FORWARDED_AGENT_ROUTES) {
+      scope.all(
+        `/api/agents/:agent/${prefix}/*`,
+        { config: { auth: 'operator' } },
+        async (request, reply) => {
+          const params = parseRequest(forwardParams, request.params, 'params');
+          const { url, token } = reachableAgent(deps, params.agent);
+          const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+          const contentType = request.headers['content-type'];
+          const upstream = await fetch(`${url}/${prefix}/${params['*']}${query}`, {
+            method: request.method,
+            headers: {
+              authorization: `Bearer ${token}`,
+              ...(contentType ? { 'content-type': contentType } : {}),
+            },
+            ...(Buffer.isBuffer(request.body) && request.body.length > 0 ? { body: request.body } : {}),
+            signal: abortOnClientClose(reply),
+          });
+          return sendUpstream(reply, upstream);
+        },
+      );
+    }
+  });
+}
