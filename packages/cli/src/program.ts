@@ -8,6 +8,7 @@ import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
+import { registerTelegramCommands } from './commands/telegram.js';
 import { connectToHost } from './host-connection.js';
 import { CLI_VERSION } from './version.js';
 
@@ -96,6 +97,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   const kit: CommandKit = { output, run, configOption };
   registerCronCommands(program, kit);
   registerRestartCommand(program, kit);
+  registerTelegramCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config
