@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { FakeClock } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import { type FakeTelegram, startFakeTelegram } from '@openlegion/testkit';
 import { pino } from 'pino';
@@ -281,6 +282,23 @@ describe('TelegramChannel start', () => {
       message: expect.stringContaining('rejected the bot token'),
     });
     expect(telegram.calls.map((call) => [call.method, call.status])).toEqual([['getMe', 401]]);
+    await channel.stop();
+  });
+
+  it('fails with CHAN_UNREACHABLE after three tries when Telegram keeps answering 5xx', async () => {
+    const clock = new FakeClock(0);
+    telegram.fail('getMe', { kind: 'server-error', status: 502 }, 3);
+    const channel = new TelegramChannel({ token: telegram.token, apiRoot: telegram.url, db, logger, clock });
+    let outcome: unknown;
+    channel.start(mesh).catch((error: unknown) => {
+      outcome = error;
+    });
+    for (let round = 0; round < 200 && outcome === undefined; round++) {
+      await clock.advance(250);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(outcome).toMatchObject({ code: 'CHAN_UNREACHABLE', retryable: true });
+    expect(telegram.calls.map((call) => call.status)).toEqual([502, 502, 502]);
     await channel.stop();
   });
 });

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '@openlegion/infra/clock';
+import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import type { Channel, ChannelMesh } from '@openlegion/protocol';
 import type { Logger } from 'pino';
@@ -134,11 +134,19 @@ export class TelegramChannel implements Channel {
 
   /** Stop receiving, give replies in flight a moment to finish, then cut what is left. Idempotent. */
   async stop(): Promise<void> {
-    const stopping = Promise.all([this.#poller?.stop(), this.#webhook?.close()]);
-    const relay = this.#relay?.stop();
-    await Promise.race([relay, this.#clock.sleep(STOP_GRACE_MS)]);
+    const receiving = Promise.all([this.#poller?.stop(), this.#webhook?.close()]);
+    const replies = this.#relay?.stop() ?? Promise.resolve();
+    let grace: Timer | undefined;
+    await Promise.race([
+      replies,
+      new Promise<void>((resolve) => {
+        grace = this.#clock.setTimeout(resolve, STOP_GRACE_MS);
+      }),
+    ]);
+    grace?.cancel();
+    // Cuts retries still waiting (Telegram unreachable): nothing may hold the mesh's shutdown.
     this.#lifetime.abort();
-    await Promise.all([relay, stopping]);
+    await Promise.all([replies, receiving]);
   }
 
   /** Whether someone owns the bot (paired first). */
@@ -162,15 +170,21 @@ export class TelegramChannel implements Channel {
     return this.#lastCode;
   }
 
+  /** Take one update in, once: one seen before (redelivered after a restart) is dropped. Never throws. */
   async #takeIn(raw: unknown): Promise<void> {
     const context = this.#context;
     const updateId = updateIdOf(raw);
-    if (!context || updateId === undefined || !this.#handled.isNew(updateId)) return;
+    if (!context || updateId === undefined) return;
     try {
-      await handleUpdate(context, toIncomingUpdate(raw, context.bot));
+      if (!this.#handled.isNew(updateId)) return;
+      try {
+        await handleUpdate(context, toIncomingUpdate(raw, context.bot));
+      } finally {
+        // Recorded even when handling failed: an update that fails every time must not block the rest.
+        this.#handled.record(updateId);
+      }
     } catch (error) {
       context.logger.error({ err: error, update: updateId }, 'telegram update failed');
     }
-    this.#handled.record(updateId);
   }
 }

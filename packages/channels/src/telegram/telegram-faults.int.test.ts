@@ -111,4 +111,22 @@ describe('TelegramChannel when Telegram fails', () => {
     await pumpUntil(() => ownerTexts().length === 2, 500);
     expect(ownerTexts()).toEqual(['echo: sent while Telegram was failing', 'echo: and after']);
   });
+
+  it('stops within the grace period while Telegram keeps failing, sending nothing after', async () => {
+    telegram.fail('sendMessage', { kind: 'server-error', status: 503 }, 1_000);
+    telegram.sendPrivate(OWNER, 'hi');
+    await pumpUntil(() => sendCalls().length >= 1);
+    let stopped = false;
+    const stopping = channel.stop().then(() => {
+      stopped = true;
+    });
+    await pumpFor(4_000);
+    expect(stopped).toBe(false);
+    await pumpFor(2_000);
+    await stopping;
+    const triesAtStop = sendCalls().length;
+    await pumpFor(60_000, 5_000);
+    expect(sendCalls().length).toBe(triesAtStop);
+    expect(ownerTexts()).toEqual([]);
+  });
 });
