@@ -10,6 +10,7 @@ import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
+import { registerTelegramCommands } from './commands/telegram.js';
 import { connectToHost } from './host-connection.js';
 import { runRepl } from './repl/repl.js';
 import { CLI_VERSION } from './version.js';
@@ -101,6 +102,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerRestartCommand(program, kit);
   registerInitCommand(program, kit);
   registerMemoryCommands(program, kit);
+  registerTelegramCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config

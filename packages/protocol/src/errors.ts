@@ -110,6 +110,27 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'the memory database or its sqlite-vec extension could not be opened',
   },
+  CHAN_TOKEN_REJECTED: {
+    retryable: false,
+    status: 502,
+    summary: "Telegram rejected the channel's bot token (getMe answered 401); check channels.telegram.token",
+  },
+  CHAN_UNREACHABLE: {
+    retryable: true,
+    status: 503,
+    summary: 'the chat service (Telegram) could not be reached, or kept answering 5xx',
+  },
+  CHAN_API_ERROR: {
+    retryable: false,
+    status: 502,
+    summary: 'the chat service (Telegram) refused a request',
+  },
+  CHAN_USER_UNKNOWN: { retryable: false, status: 404, summary: 'no paired channel user with that id' },
+  CHAN_WEBHOOK_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'the channel webhook options are not usable (URL, secret token or listen address)',
+  },
   INTERNAL: { retryable: false, status: 500, summary: 'an unexpected fault; see the host log' },
 } as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;
 

@@ -42,7 +42,15 @@ const full = {
     },
     writer: { model: 'local/llama3.1' },
   },
-  channels: { telegram: { enabled: false, token: 'vault:TELEGRAM_BOT_TOKEN', default_agent: 'researcher' } },
+  channels: {
+    telegram: {
+      enabled: false,
+      token: 'vault:TELEGRAM_BOT_TOKEN',
+      default_agent: 'researcher',
+      allow_groups: true,
+      webhook: { url: 'https://bot.example/hook', secret_token: 'vault:TELEGRAM_WEBHOOK_SECRET', port: 8443 },
+    },
+  },
   workflows: 'workflows/',
 };
 

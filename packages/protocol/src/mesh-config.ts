@@ -140,6 +140,22 @@ const channelsSchema = z
         enabled: z.boolean().default(false),
         token: secretRef.optional(),
         default_agent: z.string().optional(),
+        /** Answer in groups (only when mentioned or replied to). */
+        allow_groups: z.boolean().default(false),
+        /** The Bot API server: Telegram's when absent; a local Bot API server (or a test's fake) otherwise. */
+        api_root: z.url({ protocol: /^https?$/ }).optional(),
+        /** Receive updates by webhook instead of long polling. */
+        webhook: z
+          .object({
+            /** The public https URL Telegram posts to (a reverse proxy forwards it to `port`). */
+            url: z.url({ protocol: /^https?$/ }),
+            /** Telegram echoes it in every post; posts without it are refused. */
+            secret_token: secretRef,
+            host: z.string().min(1).default('127.0.0.1'),
+            port: z.number().int().min(1).max(65_535),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -26,3 +26,20 @@ export {
   type FakeMeshHostOptions,
   startFakeMeshHost,
 } from './fake-mesh-host/index.js';
+export {
+  type FakeTelegram,
+  type FakeTelegramBotMessage,
+  type FakeTelegramCall,
+  type FakeTelegramChat,
+  type FakeTelegramFault,
+  type FakeTelegramOptions,
+  type FakeTelegramSender,
+  type FakeTelegramUpdate,
+  type FakeTelegramUser,
+  type FakeWebhook,
+  type FakeWebhookDelivery,
+  type ParsedTelegramHtml,
+  parseTelegramHtml,
+  startFakeTelegram,
+  TELEGRAM_MESSAGE_LIMIT,
+} from './fake-telegram/index.js';

@@ -23,6 +23,8 @@ export async function writeMesh(options: {
   readyTimeoutMs?: number;
   port?: number;
   agents?: string[];
+  /** More top-level YAML, appended as is (e.g. a channels section). */
+  extra?: string;
 }): Promise<E2eMesh> {
   const dir = await mkdtemp(path.join(tmpdir(), `ol-${options.prefix}-`));
   const name = `${options.prefix}-${Math.random().toString(36).slice(2, 8)}`;
@@ -40,7 +42,7 @@ llm:
     upstream: { kind: openai-compatible, base_url: "${options.providerUrl}", api_key: env:E2E_PROVIDER_KEY }
 agents:
 ${agents.map((agent) => `  ${agent}: { role: e2e agent ${agent}, soul: Terse. }`).join('\n')}
-`;
+${options.extra ?? ''}`;
   const file = path.join(dir, 'mesh.yaml');
   await writeFile(file, text);
   return { name, dir, file, port, dataDir: path.join(dir, 'data') };

@@ -5,6 +5,7 @@ import { createMeshHost, type StartProgress } from '@openlegion/host/mesh';
 import { createLogger } from '@openlegion/infra/log';
 import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
+import { startChannels } from '../channels.js';
 import type { CliOutput } from '../cli-output.js';
 import { startScriptedProviders } from '../scripted-providers.js';
 import { AGENT_ENTRY } from '../workspace-paths.js';
@@ -79,9 +80,11 @@ async function launch(
     onProgress: (progress) => say(progressLine(progress)),
   });
   let interrupted: string | undefined;
+  let starting = true;
   void signalled.then((reason) => {
     interrupted = reason;
-    return host.stop(); // a no-op once the mesh has stopped; during start-up it ends the start
+    // During start-up a signal ends the start; afterwards the orderly stop below (channels first) runs.
+    if (starting) return host.stop();
   });
   let status: MeshStatus;
   try {
@@ -95,12 +98,16 @@ async function launch(
         { cause: error },
       );
     throw error;
+  } finally {
+    starting = false;
   }
   say(`mesh ${status.mesh} ready: ${status.agents.length} agents, host ${status.url}\n`);
-  say(`  try: pnpm openlegion send ${agents[0]} "hello"\n`);
+  say(`  try: pnpm -s openlegion send ${agents[0]} "hello"   or   pnpm -s openlegion chat\n`);
+  const stopChannels = await startChannels(host, loaded, logger, say);
   return {
     untilShutdown: () => Promise.race([signalled, host.shutdownRequested.then(() => 'shutdown requested')]),
     stop: async () => {
+      await stopChannels();
       await host.stop();
       await scripted.stop();
       logger.flush();

@@ -1,0 +1,76 @@
+import { COMMANDS } from './command-table.js';
+import { type IncomingUpdate, parseCommand } from './incoming-update.js';
+import { HOW_TO_PAIR, handlePair } from './pairing-replies.js';
+import { looksLikeSecret } from './secret-detector.js';
+import { activeAgentOf, say, type TelegramContext } from './telegram-context.js';
+import { switchAgent, USE_AGENT_BUTTON_PREFIX } from './user-commands.js';
+
+type MessageUpdate = Extract<IncomingUpdate, { kind: 'message' }>;
+type ButtonUpdate = Extract<IncomingUpdate, { kind: 'button' }>;
+
+const SECRET_WARNING =
+  'That looks like an API key or token, so it was not sent to the agent\\. Keys never go through chat: set them on the host \\(`openlegion vault set NAME`\\)\\. Delete your message\\.';
+
+/**
+ * Act on one update: pairing, commands, or a chat with the user's agent. Returns once the update is
+ * taken in; a chat's reply goes on streaming in the relay.
+ */
+export async function handleUpdate(context: TelegramContext, update: IncomingUpdate): Promise<void> {
+  if (update.kind === 'message') return handleMessage(context, update);
+  if (update.kind === 'button') return handleButton(context, update);
+  context.logger.debug({ update: update.updateId, reason: update.reason }, 'telegram update ignored');
+}
+
+async function handleMessage(context: TelegramContext, update: MessageUpdate): Promise<void> {
+  const { chatId, from, text, messageId } = update;
+  if (update.inGroup && !context.allowGroups) {
+    context.logger.debug({ chat: chatId }, 'group message ignored: groups are not allowed');
+    return;
+  }
+  const command = parseCommand(text);
+  const user = context.users.get(from.id);
+  if (command?.name === 'pair') {
+    if (user) return say(context, chatId, 'You are already paired\\.');
+    return handlePair(context, update, command.args);
+  }
+  if (!user) {
+    // One answer per person, then silence: an unpaired stranger cannot make the bot talk.
+    if (context.users.firstTimeUnpaired(from.id)) await say(context, chatId, HOW_TO_PAIR);
+    return;
+  }
+  if (looksLikeSecret(text)) {
+    context.logger.warn({ user: from.id }, 'message that looks like a key refused');
+    return say(context, chatId, SECRET_WARNING, { replyTo: messageId });
+  }
+  if (command) {
+    const spec = COMMANDS[command.name];
+    if (!spec) return say(context, chatId, 'Unknown command\\. /help lists them\\.');
+    if (spec.ownerOnly && user.role !== 'owner') {
+      return say(context, chatId, `Only the owner can use /${command.name}\\.`);
+    }
+    return spec.run({ context, user, chatId, messageId, args: command.args, updateId: update.updateId });
+  }
+  if (text === '') return;
+  const agent = activeAgentOf(context, user);
+  if (!agent) return say(context, chatId, 'No agents are running\\.');
+  void context.relay.start({
+    chatId,
+    ...(update.inGroup ? { replyTo: messageId } : {}),
+    agent,
+    request: {
+      message: text,
+      conversation_id: context.users.conversationId(user.userId, agent),
+      trace_id: `telegram-${update.updateId}`,
+    },
+    showUsage: user.debug,
+  });
+}
+
+async function handleButton(context: TelegramContext, update: ButtonUpdate): Promise<void> {
+  const user = context.users.get(update.from.id);
+  if (!user) return context.api.answerCallbackQuery(update.callbackId, 'You are not paired.');
+  if (!update.data.startsWith(USE_AGENT_BUTTON_PREFIX))
+    return context.api.answerCallbackQuery(update.callbackId);
+  const answer = switchAgent(context, user, update.data.slice(USE_AGENT_BUTTON_PREFIX.length));
+  await context.api.answerCallbackQuery(update.callbackId, answer.replace(/\\(.)/g, '$1'));
+}

@@ -1,0 +1,140 @@
+import { parseMeshConfig } from '@openlegion/host/config';
+import type { MeshHost } from '@openlegion/host/mesh';
+import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
+import { type ChannelMesh, OpenLegionError } from '@openlegion/protocol';
+import { type FakeTelegram, startFakeTelegram } from '@openlegion/testkit';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startChannels } from './channels.js';
+
+let telegram: FakeTelegram;
+let db: Database;
+let lines: string[];
+const say = (text: string) => lines.push(text);
+const logger = pino({ level: 'silent' });
+
+const echoMesh: ChannelMesh = {
+  agents: () => [
+    {
+      name: 'researcher',
+      state: 'ready',
+      runtime: 'process',
+      model: 'demo/scripted',
+      url: null,
+      container: null,
+      started_at: null,
+      ready_at: null,
+      restarts: 0,
+      last_error: null,
+    },
+  ],
+  async *chat(_agent, request) {
+    yield { type: 'text_delta', text: `echo: ${request.message}` };
+    yield {
+      type: 'done',
+      conversation_id: request.conversation_id ?? 'default',
+      text: `echo: ${request.message}`,
+    };
+  },
+  interrupt: () => {},
+};
+
+/** The parts of a MeshHost that channels use; the rest is not called here. */
+function fakeHost(secrets: Record<string, string>): MeshHost {
+  const unused = () => {
+    throw new Error('not used by startChannels');
+  };
+  return {
+    start: unused,
+    stop: unused,
+    status: unused,
+    shutdownRequested: new Promise(() => {}),
+    channelMesh: echoMesh,
+    featureDatabase: (feature, steps) => {
+      migrate(db, [{ feature, steps }]);
+      return db;
+    },
+    resolveSecret: (reference) => {
+      const value = secrets[reference];
+      if (!value) throw new OpenLegionError('CONFIG_INVALID', `${reference} is not set: export it`);
+      return value;
+    },
+  };
+}
+
+const loadedWith = (telegramYaml: string) => {
+  const config = parseMeshConfig(`llm:
+  default_model: demo/scripted
+  providers: { demo: { kind: scripted, script: demo.yaml } }
+agents:
+  researcher: { role: Finds sources }
+channels:
+  telegram: ${telegramYaml}
+`);
+  return { config, file: '/tmp/mesh.yaml', dataDir: '/tmp', resolvePath: (relative: string) => relative };
+};
+
+beforeEach(async () => {
+  telegram = await startFakeTelegram();
+  db = openDatabase(':memory:');
+  lines = [];
+});
+
+afterEach(async () => {
+  await telegram.close();
+  db.close();
+});
+
+describe('startChannels', () => {
+  it('starts an enabled Telegram channel, prints its pairing code, and the code pairs the owner', async () => {
+    const loaded = loadedWith(
+      `{ enabled: true, token: vault:TELEGRAM_BOT_TOKEN, api_root: "${telegram.url}" }`,
+    );
+    const stop = await startChannels(
+      fakeHost({ 'vault:TELEGRAM_BOT_TOKEN': telegram.token }),
+      loaded,
+      logger,
+      say,
+    );
+    try {
+      expect(lines[0]).toBe('  ✓ telegram @openlegion_test_bot ready\n');
+      const code = /\/pair ([A-Z2-9]{8})/.exec(lines[1] ?? '')?.[1] ?? '';
+      telegram.sendPrivate({ id: 77 }, `/pair ${code}`);
+      telegram.sendPrivate({ id: 77 }, 'hello');
+      await telegram.waitFor(() =>
+        telegram.messagesTo(77).some((message) => message.visible === 'echo: hello'),
+      );
+    } finally {
+      await stop();
+    }
+  });
+
+  it('reports a token Telegram rejects in one line and carries on without the channel', async () => {
+    const loaded = loadedWith(
+      `{ enabled: true, token: vault:TELEGRAM_BOT_TOKEN, api_root: "${telegram.url}" }`,
+    );
+    const stop = await startChannels(
+      fakeHost({ 'vault:TELEGRAM_BOT_TOKEN': '1:revoked' }),
+      loaded,
+      logger,
+      say,
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^ {2}✗ telegram not started \(CHAN_TOKEN_REJECTED\): Telegram rejected the bot token/,
+      ),
+    ]);
+    await stop();
+    expect(telegram.calls.map((call) => call.method)).toEqual(['getMe']);
+  });
+
+  it('reports a token that is not set, and starts nothing when the channel is disabled', async () => {
+    const enabled = loadedWith('{ enabled: true, token: vault:TELEGRAM_BOT_TOKEN }');
+    await startChannels(fakeHost({}), enabled, logger, say);
+    expect(lines).toEqual([expect.stringContaining('(CONFIG_INVALID): vault:TELEGRAM_BOT_TOKEN is not set')]);
+    lines = [];
+    await startChannels(fakeHost({}), loadedWith('{ enabled: false }'), logger, say);
+    expect(lines).toEqual([]);
+    expect(telegram.calls).toEqual([]);
+  });
+});
