@@ -17,6 +17,9 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'cron run': 'openlegion cron run researcher#0',
   'cron rm': 'openlegion cron rm researcher@m3x0',
   memory: 'openlegion memory researcher search "where does Caroline work"',
+  'telegram pair': 'openlegion telegram pair',
+  'telegram status': 'openlegion telegram status --json',
+  'telegram revoke': 'openlegion telegram revoke 123456789',
 };
 
 /** The path of a command below the program: `cron list`. */
