@@ -18,6 +18,13 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'cron rm': 'openlegion cron rm researcher@m3x0',
   memory: 'openlegion memory researcher search "where does Caroline work"',
   'telegram pair': 'openlegion telegram pair',
+  'workflow validate': 'openlegion workflow validate examples/workflows/publish-article.yaml',
+  'workflow list': 'openlegion workflow list',
+  'workflow run': 'openlegion workflow run publish-article --input topic="tidal power"',
+  'workflow status': 'openlegion workflow status run-m3x9k2ab-7f2c1e',
+  'workflow cancel': 'openlegion workflow cancel run-m3x9k2ab-7f2c1e',
+  'workflow approve': 'openlegion workflow approve run-m3x9k2ab-7f2c1e approve --note "ship it"',
+  'workflow reject': 'openlegion workflow reject run-m3x9k2ab-7f2c1e approve --note "off-brand"',
   'telegram status': 'openlegion telegram status --json',
   'telegram revoke': 'openlegion telegram revoke 123456789',
 };

@@ -11,6 +11,7 @@ import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerTelegramCommands } from './commands/telegram.js';
+import { registerWorkflowCommands } from './commands/workflow.js';
 import { connectToHost } from './host-connection.js';
 import { runRepl } from './repl/repl.js';
 import { CLI_VERSION } from './version.js';
@@ -103,6 +104,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerInitCommand(program, kit);
   registerMemoryCommands(program, kit);
   registerTelegramCommands(program, kit);
+  registerWorkflowCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config

@@ -48,3 +48,19 @@ export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from 
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';
 export { HOST_VERSION } from './version.js';
+export {
+  inMemoryBlackboard,
+  inMemoryEvents,
+  type LoadedWorkflow,
+  loadWorkflowFile,
+  parseWorkflowFile,
+  type WorkflowBlackboard,
+  type WorkflowEvent,
+  type WorkflowEvents,
+  type WorkflowLanes,
+  type WorkflowNotify,
+  type WorkflowsFeature,
+  type WorkflowsFeatureOptions,
+  workflowProblems,
+  workflowsFeature,
+} from './workflows/index.js';

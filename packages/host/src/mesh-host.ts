@@ -22,6 +22,7 @@ import { environmentSecrets } from './secrets/index.js';
 import { buildHostApp } from './server/build-host-app.js';
 import { DeferredListener } from './server/deferred-listener.js';
 import { HOST_VERSION } from './version.js';
+import { workflowsFeature } from './workflows/index.js';
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
 export function createMeshHost(options: MeshHostOptions): MeshHost {
@@ -78,6 +79,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     operatorFeature({ ...agentAccess, meshStatus: status, onShutdown: () => requestShutdown() }),
     lanes,
     cronFeature({ lanes }),
+    workflowsFeature({ lanes }),
     fleet,
     healthFeature({ fleet }),
   ];

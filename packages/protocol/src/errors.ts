@@ -131,6 +131,46 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'the channel webhook options are not usable (URL, secret token or listen address)',
   },
+  WORKFLOW_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a workflow file failed validation (each problem located as file:line:col)',
+  },
+  WORKFLOW_UNKNOWN: { retryable: false, status: 404, summary: 'no workflow file of that name' },
+  WORKFLOW_RUN_UNKNOWN: { retryable: false, status: 404, summary: 'no workflow run of that id' },
+  WORKFLOW_INPUT_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a run input is missing, unknown or of the wrong type',
+  },
+  WORKFLOW_NOT_WAITING: {
+    retryable: false,
+    status: 409,
+    summary: 'the step is not waiting for an approval (or the run has ended)',
+  },
+  WORKFLOW_RUN_FINISHED: { retryable: false, status: 409, summary: 'the run has already ended' },
+  WORKFLOW_EXPRESSION_FAILED: {
+    retryable: false,
+    status: 422,
+    summary: "a when or for_each expression could not be evaluated on the run's values",
+  },
+  WORKFLOW_TEMPLATE_FAILED: {
+    retryable: false,
+    status: 422,
+    summary: "a step's task refers to a value the run does not have (yet)",
+  },
+  WORKFLOW_OUTPUT_INVALID: {
+    retryable: true,
+    status: 502,
+    summary: "a step's output is not JSON matching the schema the step gives",
+  },
+  WORKFLOW_STEP_TIMEOUT: {
+    retryable: true,
+    status: 504,
+    summary: 'a step did not finish within its timeout',
+  },
+  WORKFLOW_TIMEOUT: { retryable: false, status: 504, summary: 'the run did not finish within its timeout' },
+  WORKFLOW_REJECTED: { retryable: false, status: 409, summary: 'the operator rejected an approval step' },
   INTERNAL: { retryable: false, status: 500, summary: 'an unexpected fault; see the host log' },
 } as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;
 

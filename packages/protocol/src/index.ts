@@ -62,3 +62,32 @@ export {
   type TierName,
   TOOL_PROFILES,
 } from './mesh-config.js';
+export {
+  matchesInputType,
+  stepFallback,
+  stepRetries,
+  WORKFLOW_INPUT_TYPES,
+  type WorkflowDefinition,
+  type WorkflowFileInput,
+  type WorkflowInput,
+  type WorkflowInputType,
+  type WorkflowStep,
+  workflowFileSchema,
+} from './workflow-file.js';
+export {
+  FINAL_STEP_STATES,
+  WORKFLOW_RUN_STATES,
+  WORKFLOW_STEP_STATES,
+  type WorkflowListing,
+  type WorkflowRunState,
+  type WorkflowRunSummary,
+  type WorkflowRunView,
+  type WorkflowStepState,
+  type WorkflowStepView,
+  workflowDecisionRequestSchema,
+  workflowListingSchema,
+  workflowRunRequestSchema,
+  workflowRunSummarySchema,
+  workflowRunViewSchema,
+  workflowStepViewSchema,
+} from './workflow-run.js';

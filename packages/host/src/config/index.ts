@@ -1,7 +1,16 @@
+// Workflow files are config files too: the CLI validates them without loading the host.
+export {
+  type LoadedWorkflow,
+  loadWorkflowFile,
+  parseWorkflowFile,
+  workflowProblems,
+} from '../workflows/definition/workflow-file.js';
+export { type LoadedMeshConfig, loadMeshConfig, parseMeshConfig } from './load-mesh-config.js';
 export {
   type ConfigProblem,
+  type FieldPath,
   formatConfigProblem,
-  type LoadedMeshConfig,
-  loadMeshConfig,
-  parseMeshConfig,
-} from './load-mesh-config.js';
+  problemsMessage,
+  sortProblems,
+  YamlSource,
+} from './yaml-source.js';

@@ -3,12 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { OpenLegionError } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  type ConfigProblem,
-  formatConfigProblem,
-  loadMeshConfig,
-  parseMeshConfig,
-} from './load-mesh-config.js';
+import { type ConfigProblem, formatConfigProblem, loadMeshConfig, parseMeshConfig } from './index.js';
 
 const valid = `mesh: { name: demo }
 llm:

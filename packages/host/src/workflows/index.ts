@@ -1,0 +1,23 @@
+export { WorkflowCatalog } from './definition/workflow-catalog.js';
+export {
+  type LoadedWorkflow,
+  loadWorkflowFile,
+  parseWorkflowFile,
+  workflowProblems,
+} from './definition/workflow-file.js';
+export { type RunRequest, WorkflowEngine } from './engine/workflow-engine.js';
+export { inMemoryBlackboard, inMemoryEvents, topicMatcher } from './in-memory-ports.js';
+export type { RunRecord, RunTrigger, StepRecord } from './store/workflow-records.js';
+export { WorkflowRepository } from './store/workflow-repository.js';
+export type {
+  WorkflowBlackboard,
+  WorkflowEvent,
+  WorkflowEvents,
+  WorkflowLanes,
+  WorkflowNotify,
+} from './workflow-ports.js';
+export {
+  type WorkflowsFeature,
+  type WorkflowsFeatureOptions,
+  workflowsFeature,
+} from './workflows-feature.js';

@@ -1,0 +1,112 @@
+import { formatConfigProblem } from '../config/index.js';
+import type { FeatureContext, HostFeature } from '../features/index.js';
+import { WorkflowCatalog } from './definition/workflow-catalog.js';
+import { workflowProblems } from './definition/workflow-file.js';
+import { WorkflowEngine } from './engine/workflow-engine.js';
+import { inMemoryBlackboard } from './in-memory-ports.js';
+import { WORKFLOW_MIGRATIONS } from './store/workflow-migrations.js';
+import { WorkflowRepository } from './store/workflow-repository.js';
+import { WorkflowTriggers } from './triggers/workflow-triggers.js';
+import type { WorkflowBlackboard, WorkflowEvents, WorkflowLanes, WorkflowNotify } from './workflow-ports.js';
+import { registerWorkflowRoutes } from './workflow-routes.js';
+
+export interface WorkflowsFeatureOptions {
+  /** The lanes feature (each step is an item in its agent's lane). */
+  lanes: WorkflowLanes;
+  /** For `save_to` and `${blackboard:key}`; without one, an in-memory board that lasts the host's run. */
+  blackboard?: WorkflowBlackboard;
+  /** For topic triggers and `on_complete.publish`; without one, topic triggers are ignored (with a warning). */
+  events?: WorkflowEvents;
+  /** For `on_complete.notify` and approvals that wait (the operator's channel). */
+  notify?: WorkflowNotify;
+  /** The folder of workflow files, instead of mesh.yaml's `workflows:` (tests). */
+  dir?: string;
+  /** How long a step waits for a stopped agent when it has no timeout (default 5 minutes). */
+  agentWaitMs?: number;
+  /** How steps reach their agents: `chat` (default; POST /chat, a fresh conversation per step) or `task` (POST /task). */
+  stepKind?: 'chat' | 'task';
+}
+
+/** The workflows feature, with the services other parts of the host (and tests) use. */
+export interface WorkflowsFeature extends HostFeature {
+  engine(): WorkflowEngine;
+  catalog(): WorkflowCatalog;
+  repository(): WorkflowRepository;
+}
+
+/**
+ * DAG workflow files (`workflows/*.yaml`): runs persisted in mesh.db, each step a task in its
+ * agent's lane, resumed after a restart; started by the operator, a pub/sub topic or a schedule.
+ */
+export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFeature {
+  let state:
+    | {
+        engine: WorkflowEngine;
+        catalog: WorkflowCatalog;
+        repo: WorkflowRepository;
+        triggers: WorkflowTriggers;
+      }
+    | undefined;
+  const current = () => {
+    if (!state) throw new Error('workflows are used before the host database is open');
+    return state;
+  };
+
+  const init = (context: FeatureContext) => {
+    const repo = new WorkflowRepository(context.db);
+    const logger = context.logger.child({ component: 'workflows' });
+    const engine = new WorkflowEngine({
+      repo,
+      lanes: options.lanes,
+      clock: context.clock,
+      logger,
+      blackboard: options.blackboard ?? inMemoryBlackboard(),
+      ...(options.events ? { events: options.events } : {}),
+      ...(options.notify ? { notify: options.notify } : {}),
+      ...(options.agentWaitMs === undefined ? {} : { agentWaitMs: options.agentWaitMs }),
+      ...(options.stepKind ? { stepKind: options.stepKind } : {}),
+    });
+    const dir =
+      options.dir ?? (context.config.workflows ? context.resolvePath(context.config.workflows) : undefined);
+    const catalog = new WorkflowCatalog(dir, Object.keys(context.config.agents));
+    const triggers = new WorkflowTriggers({
+      db: context.db,
+      clock: context.clock,
+      logger,
+      ...(options.events ? { events: options.events } : {}),
+      startRun: (request) => engine.startRun(request),
+    });
+    // Registered before any feature starts: results the lanes deliver at their start reach the engine.
+    options.lanes.deliverTo('workflow', (item) => engine.laneResult(item));
+    state = { engine, catalog, repo, triggers };
+  };
+
+  return {
+    name: 'workflows',
+    migrations: WORKFLOW_MIGRATIONS,
+    init,
+    routes: (app, context) =>
+      registerWorkflowRoutes(app, {
+        engine: () => current().engine,
+        catalog: () => current().catalog,
+        repo: () => current().repo,
+        now: () => context.clock.now(),
+      }),
+    async start(context) {
+      const { engine, catalog, triggers } = current();
+      await engine.start();
+      const workflows = await catalog.valid((error) => {
+        const lines = workflowProblems(error)?.map(formatConfigProblem) ?? [error.message];
+        context.warn(`workflow file not loaded: ${lines.join('; ')}`);
+      });
+      triggers.start(workflows);
+    },
+    async stop() {
+      await state?.triggers.stop();
+      await state?.engine.stop();
+    },
+    engine: () => current().engine,
+    catalog: () => current().catalog,
+    repository: () => current().repo,
+  };
+}
