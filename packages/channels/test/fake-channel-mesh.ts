@@ -1,9 +1,12 @@
 import {
   type AgentInfo,
+  type ApprovalDecision,
   type ChannelChatRequest,
   type ChannelMesh,
   type ChatEvent,
   OpenLegionError,
+  type OperatorNotice,
+  type PendingApproval,
 } from '@openlegion/protocol';
 
 /** One chat the fake mesh received. */
@@ -59,5 +62,36 @@ export class FakeChannelMesh implements ChannelMesh {
 
   interrupt(agent: string): void {
     this.interrupts.push(agent);
+  }
+
+  /** Steps waiting for approval; a decision removes its step, one on another step fails as the host does. */
+  readonly approvals: PendingApproval[] = [];
+  readonly decisions: ApprovalDecision[] = [];
+  readonly #noticeListeners = new Set<(notice: OperatorNotice) => void>();
+
+  pendingApprovals(): PendingApproval[] {
+    return [...this.approvals];
+  }
+
+  async decideApproval(decision: ApprovalDecision): Promise<void> {
+    const at = this.approvals.findIndex(({ run, step }) => run === decision.run && step === decision.step);
+    if (at < 0)
+      throw new OpenLegionError(
+        'WORKFLOW_NOT_WAITING',
+        `step ${decision.step} of ${decision.run} is not waiting`,
+      );
+    this.approvals.splice(at, 1);
+    this.decisions.push(decision);
+  }
+
+  onNotice(listener: (notice: OperatorNotice) => void): () => void {
+    this.#noticeListeners.add(listener);
+    return () => this.#noticeListeners.delete(listener);
+  }
+
+  /** What the host does when a step starts waiting, or a workflow notifies. */
+  notify(notice: OperatorNotice): void {
+    if (notice.approval) this.approvals.push(notice.approval);
+    for (const listener of this.#noticeListeners) listener(notice);
   }
 }

@@ -37,6 +37,9 @@ const echoMesh: ChannelMesh = {
     };
   },
   interrupt: () => {},
+  pendingApprovals: () => [],
+  decideApproval: async () => {},
+  onNotice: () => () => {},
 };
 
 /** The parts of a MeshHost that channels use; the rest is not called here. */

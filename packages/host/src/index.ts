@@ -27,7 +27,6 @@ export { removeCrashLeftovers } from './fleet/runtime-factory.js';
 export {
   type AgentClient,
   createAgentClient,
-  createChannelMesh,
   type LaneItem,
   type LaneRequest,
   type Lanes,
@@ -43,7 +42,7 @@ export {
 } from './llm/index.js';
 export { createMeshHost } from './mesh-host.js';
 export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
-export { operatorFeature } from './operator/index.js';
+export { createChannelMesh, OperatorNotices, operatorFeature } from './operator/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';

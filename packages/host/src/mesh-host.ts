@@ -13,10 +13,10 @@ import {
 } from './features/index.js';
 import { createRuntime, fleetFeature } from './fleet/index.js';
 import { healthFeature } from './health/index.js';
-import { createAgentClient, createChannelMesh, lanesFeature } from './lanes/index.js';
+import { createAgentClient, lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/llm-feature.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
-import { operatorFeature } from './operator/index.js';
+import { createChannelMesh, OperatorNotices, operatorFeature } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
 import { environmentSecrets } from './secrets/index.js';
 import { buildHostApp } from './server/build-host-app.js';
@@ -73,13 +73,15 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   });
   const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
   const lanes = lanesFeature(agentAccess);
+  const notices = new OperatorNotices(logger);
+  const workflows = workflowsFeature({ lanes, notify: notices.publish });
   // Agents near the end: they stop early, and every route they call exists before they start.
   const features: HostFeature[] = [
     llmFeature({ baseUrlOverrides: options.baseUrlOverrides }),
     operatorFeature({ ...agentAccess, meshStatus: status, onShutdown: () => requestShutdown() }),
     lanes,
     cronFeature({ lanes }),
-    workflowsFeature({ lanes }),
+    workflows,
     fleet,
     healthFeature({ fleet }),
   ];
@@ -138,7 +140,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     stop,
     status,
     shutdownRequested,
-    channelMesh: createChannelMesh(lanes),
+    channelMesh: createChannelMesh({ lanes, workflows, notices }),
     featureDatabase: (feature, steps) => featureDatabase(started(), feature, steps),
     resolveSecret: (reference) => resolveSecret(started(), reference),
   };

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FakeClock } from '@openlegion/infra/clock';
-import type { MeshConfigInput, WorkflowRunView } from '@openlegion/protocol';
+import type { MeshConfigInput, OperatorNotice, WorkflowRunView } from '@openlegion/protocol';
 import type { LightMyRequestResponse } from 'fastify';
 import type { LaneItem } from '../src/lanes/index.js';
 import {
@@ -24,7 +24,9 @@ export interface WorkflowTestHost extends FeatureTestHost {
   workflows: WorkflowsFeature;
   blackboard: ReturnType<typeof inMemoryBlackboard>;
   events: ReturnType<typeof inMemoryEvents>;
+  /** The texts of the operator notices, and the notices themselves. */
   notified: string[];
+  notices: OperatorNotice[];
   /** Let everything due now happen: promise chains, and timers at the current time. */
   settle(): Promise<void>;
   /** Move the fake clock on, settling after each due timer. */
@@ -56,12 +58,16 @@ export async function startWorkflowTestHost(options: {
   const lanes = scriptedLanes(options.respond);
   const blackboard = options.blackboard ?? inMemoryBlackboard();
   const events = inMemoryEvents();
+  const notices: OperatorNotice[] = [];
   const notified: string[] = [];
   const workflows = workflowsFeature({
     lanes,
     blackboard,
     events,
-    notify: (text) => void notified.push(text),
+    notify: (notice) => {
+      notices.push(notice);
+      notified.push(notice.text);
+    },
     dir: options.dir,
     ...(options.agentWaitMs === undefined ? {} : { agentWaitMs: options.agentWaitMs }),
   });
@@ -89,6 +95,7 @@ export async function startWorkflowTestHost(options: {
     blackboard,
     events,
     notified,
+    notices,
     settle,
     async advance(ms) {
       const until = host.clock.now() + ms;

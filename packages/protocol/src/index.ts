@@ -75,7 +75,11 @@ export {
   workflowFileSchema,
 } from './workflow-file.js';
 export {
+  type ApprovalDecision,
   FINAL_STEP_STATES,
+  type OperatorNotice,
+  type PendingApproval,
+  pendingApprovalSchema,
   WORKFLOW_RUN_STATES,
   WORKFLOW_STEP_STATES,
   type WorkflowListing,

@@ -3,6 +3,7 @@ import { escapeMarkdown } from './reply-lines.js';
 import { say } from './telegram-context.js';
 import type { PairedUser } from './telegram-users.js';
 import { type CommandSpec, USER_COMMANDS } from './user-commands.js';
+import { APPROVAL_COMMANDS } from './workflow-approvals.js';
 
 const HELP: CommandSpec = {
   summary: 'this list',
@@ -16,7 +17,12 @@ const HELP: CommandSpec = {
 };
 
 /** Every command by name. */
-export const COMMANDS: Record<string, CommandSpec> = { ...USER_COMMANDS, help: HELP, ...OWNER_COMMANDS };
+export const COMMANDS: Record<string, CommandSpec> = {
+  ...USER_COMMANDS,
+  help: HELP,
+  ...OWNER_COMMANDS,
+  ...APPROVAL_COMMANDS,
+};
 
 /** The commands `user` may run (the owner's only for the owner). */
 export function commandsFor(user: PairedUser): Record<string, CommandSpec> {

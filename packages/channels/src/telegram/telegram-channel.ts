@@ -19,6 +19,7 @@ import {
   type TelegramWebhookOptions,
   type WebhookServer,
 } from './webhook-server.js';
+import { tellOwner } from './workflow-approvals.js';
 
 export const DEFAULT_POLL_TIMEOUT_SECONDS = 30;
 /** How long `stop` lets replies in flight write their last text before cutting them off. */
@@ -65,6 +66,7 @@ export class TelegramChannel implements Channel {
   #poller: UpdatePoller | undefined;
   #webhook: WebhookServer | undefined;
   #context: TelegramContext | undefined;
+  #stopNotices: () => void = () => {};
   #lastCode: PairingCode | undefined;
 
   constructor(options: TelegramChannelOptions) {
@@ -99,7 +101,7 @@ export class TelegramChannel implements Channel {
     const bot = await this.#api.getMe();
     const pacer = new EditPacer(this.#clock, this.#options.editIntervalMs ?? EDIT_INTERVAL_MS);
     this.#relay = new ChatRelay({ mesh: () => mesh, api: this.#api, pacer, clock: this.#clock, logger });
-    this.#context = {
+    const context: TelegramContext = {
       api: this.#api,
       mesh,
       users: this.users,
@@ -111,6 +113,7 @@ export class TelegramChannel implements Channel {
       defaultAgent: this.#options.defaultAgent,
       allowGroups: this.#options.allowGroups ?? false,
     };
+    this.#context = context;
     const dispatch = (raw: unknown) => this.#takeIn(raw);
     if (webhook) {
       this.#webhook = await startWebhookServer(webhook, dispatch, logger);
@@ -129,11 +132,17 @@ export class TelegramChannel implements Channel {
       });
       this.#poller.start();
     }
+    this.#stopNotices = mesh.onNotice((notice) => {
+      tellOwner(context, notice).catch((error: unknown) =>
+        logger.error({ err: error }, 'telling the owner a notice failed'),
+      );
+    });
     logger.info({ bot: bot.username, mode: webhook ? 'webhook' : 'polling' }, 'telegram channel started');
   }
 
   /** Stop receiving, give replies in flight a moment to finish, then cut what is left. Idempotent. */
   async stop(): Promise<void> {
+    this.#stopNotices();
     const receiving = Promise.all([this.#poller?.stop(), this.#webhook?.close()]);
     const replies = this.#relay?.stop() ?? Promise.resolve();
     let grace: Timer | undefined;

@@ -4,6 +4,7 @@ import { HOW_TO_PAIR, handlePair } from './pairing-replies.js';
 import { looksLikeSecret } from './secret-detector.js';
 import { activeAgentOf, say, type TelegramContext } from './telegram-context.js';
 import { switchAgent, USE_AGENT_BUTTON_PREFIX } from './user-commands.js';
+import { APPROVAL_BUTTON_PREFIX, pressApprovalButton } from './workflow-approvals.js';
 
 type MessageUpdate = Extract<IncomingUpdate, { kind: 'message' }>;
 type ButtonUpdate = Extract<IncomingUpdate, { kind: 'button' }>;
@@ -69,6 +70,10 @@ async function handleMessage(context: TelegramContext, update: MessageUpdate): P
 async function handleButton(context: TelegramContext, update: ButtonUpdate): Promise<void> {
   const user = context.users.get(update.from.id);
   if (!user) return context.api.answerCallbackQuery(update.callbackId, 'You are not paired.');
+  if (update.data.startsWith(APPROVAL_BUTTON_PREFIX)) {
+    const answer = await pressApprovalButton(context, user, update.data);
+    return context.api.answerCallbackQuery(update.callbackId, answer);
+  }
   if (!update.data.startsWith(USE_AGENT_BUTTON_PREFIX))
     return context.api.answerCallbackQuery(update.callbackId);
   const answer = switchAgent(context, user, update.data.slice(USE_AGENT_BUTTON_PREFIX.length));

@@ -18,12 +18,12 @@ import { connectToHost, type HostConnection, requestJson } from '../host-connect
 import { drawRun } from './workflow-dag-text.js';
 
 /** The field of a host answer, checked against its protocol schema. */
-function answer<T>(body: unknown, field: string, parse: (value: unknown) => T): T {
+export function answer<T>(body: unknown, field: string, parse: (value: unknown) => T): T {
   return parse(
     typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[field] : undefined,
   );
 }
-const runOf = (body: unknown): WorkflowRunView =>
+export const runOf = (body: unknown): WorkflowRunView =>
   answer(body, 'run', (value) => workflowRunViewSchema.parse(value));
 
 /** `openlegion workflow validate|list|run|status|cancel|approve|reject`: DAG workflow files and their runs. */
@@ -176,7 +176,7 @@ async function runAction(
   return 0;
 }
 
-function printListing(workflows: WorkflowListing[], output: CliOutput): void {
+export function printListing(workflows: WorkflowListing[], output: CliOutput): void {
   if (workflows.length === 0) {
     output.out('no workflow files (mesh.yaml: workflows: <folder>)\n');
     return;

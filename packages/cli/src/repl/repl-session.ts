@@ -12,6 +12,8 @@ export interface ReplSession {
   conversations: Map<string, string>;
   /** What was said in this session, for `/history`. */
   transcript: Array<{ agent: string; said: string; reply: string }>;
+  /** Approvals already shown (`run/step`), so each is offered once. */
+  offeredApprovals: Set<string>;
   /** Aborts the turn in flight (Ctrl-C). */
   turn: AbortController | undefined;
 }

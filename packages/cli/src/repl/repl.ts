@@ -4,9 +4,12 @@ import type { CliOutput } from '../cli-output.js';
 import { printError } from '../cli-output.js';
 import { fetchStatus } from '../commands/status.js';
 import type { HostConnection } from '../host-connection.js';
-import { REPL_COMMANDS, say } from './repl-commands.js';
+import { REPL_COMMANDS as CORE_COMMANDS, say } from './repl-commands.js';
 import { appendHistory, HISTORY_LINES, historyFile, loadHistory } from './repl-history.js';
 import { knownAgent, type ReplSession } from './repl-session.js';
+import { offerNewApprovals, WORKFLOW_REPL_COMMANDS } from './repl-workflow-commands.js';
+
+const REPL_COMMANDS = [...CORE_COMMANDS, ...WORKFLOW_REPL_COMMANDS];
 
 /** A second Ctrl-C within this long leaves the REPL. */
 const SECOND_INTERRUPT_MS = 2_000;
@@ -36,6 +39,7 @@ export async function runRepl(
     current: agent ?? agents[0]?.name ?? '',
     conversations: new Map(),
     transcript: [],
+    offeredApprovals: new Set(),
     turn: undefined,
   };
   if (!knownAgent(session, session.current)) return 1;
@@ -44,6 +48,8 @@ export async function runRepl(
     `chatting with ${session.current} (agents: ${names().join(', ')}; @NAME message, /use NAME, /help, /quit)\n`,
   );
 
+  // Before the line reader exists: lines piped in while this waits would find no reader.
+  await offerNewApprovals(session);
   const terminal = options.terminal ?? Boolean(process.stdin.isTTY);
   const file = historyFile(host.dataDir);
   const rl = createInterface({
@@ -68,6 +74,7 @@ export async function runRepl(
       if (line) {
         appendHistory(file, line);
         await handleLine(session, line);
+        await offerNewApprovals(session);
       }
       if (leave.requested) break;
       prompt();

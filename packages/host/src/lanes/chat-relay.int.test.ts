@@ -6,8 +6,9 @@ import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
-import { operatorFeature } from '../operator/index.js';
-import { createAgentClient, createChannelMesh, lanesFeature } from './index.js';
+import { createChannelMesh, OperatorNotices, operatorFeature } from '../operator/index.js';
+import { workflowsFeature } from '../workflows/index.js';
+import { createAgentClient, lanesFeature } from './index.js';
 
 interface ReceivedChat {
   method: string;
@@ -78,9 +79,11 @@ describe('chat relay through the host', () => {
     agentToken = tokens.mint('a');
     const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
     const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
+    const workflows = workflowsFeature({ lanes });
     host = await startFeatureTestHost(
       [
         lanes,
+        workflows,
         operatorFeature({
           registry: fleet.registry,
           tokens,
@@ -94,7 +97,7 @@ describe('chat relay through the host', () => {
       { llm: { providers: { openai: {} } }, agents: { a: {} } },
       { tokens, start: false },
     );
-    channelMesh = createChannelMesh(lanes);
+    channelMesh = createChannelMesh({ lanes, workflows, notices: new OperatorNotices(host.context.logger) });
     const registry = fleet.registry();
     registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
     registry.markReady('a');

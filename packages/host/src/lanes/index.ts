@@ -1,6 +1,5 @@
 export type { AgentChatDeps } from './agent-chat.js';
 export { type AgentClient, createAgentClient } from './agent-client.js';
-export { createChannelMesh } from './channel-mesh.js';
 export { LaneDispatcher, type LaneItemEvent } from './lane-dispatcher.js';
 export {
   LANE_MODES,

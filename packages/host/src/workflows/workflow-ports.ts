@@ -1,3 +1,4 @@
+import type { OperatorNotice } from '@openlegion/protocol';
 import type { Enqueued, LaneItem, LaneRequest, LaneSource } from '../lanes/index.js';
 
 /**
@@ -35,5 +36,5 @@ export interface WorkflowEvents {
   subscribe(pattern: string, onEvent: (event: WorkflowEvent) => void): () => void;
 }
 
-/** Sends a text to the operator's channel (`on_complete.notify`, approvals waiting). */
-export type WorkflowNotify = (text: string) => void | Promise<void>;
+/** Tells the operator (REPL, channels): `on_complete.notify` texts and approvals that wait. */
+export type WorkflowNotify = (notice: OperatorNotice) => void | Promise<void>;

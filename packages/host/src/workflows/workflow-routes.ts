@@ -51,6 +51,10 @@ export function registerWorkflowRoutes(app: FastifyInstance, deps: WorkflowRoute
     return { runs: deps.repo().recentRuns(limit, workflow).map(runSummary) };
   });
 
+  app.get('/api/workflows/approvals', { config: operator }, async () => ({
+    approvals: deps.repo().pendingApprovals(),
+  }));
+
   app.get('/api/workflows/runs/:run', { config: operator }, async (request) => {
     const { run } = parseRequest(runParams, request.params, 'params');
     return { run: view(run) };

@@ -166,6 +166,10 @@ steps:
       publish: 'pending',
     });
     expect(host.notified[0]).toContain(`openlegion workflow approve ${id} approve`);
+    const waiting = { run: id, workflow: 'w', step: 'approve', waiting_since: host.clock.now() };
+    expect(host.notices[0]?.approval).toEqual(waiting);
+    const listed = await host.app.inject({ url: '/api/workflows/approvals', headers: host.operatorAuth });
+    expect(listed.json()).toEqual({ approvals: [waiting] });
     await host.advance(3_600_000);
     expect(host.lanes.items()).toHaveLength(1);
     const approved = await host.post(`/api/workflows/runs/${id}/steps/approve/approve`, { note: 'ship it' });
@@ -173,6 +177,8 @@ steps:
     await host.settle();
     expect((await host.view(id)).state).toBe('succeeded');
     expect(host.lanes.items().at(-1)?.message).toBe('publish (ship it)');
+    const after = await host.app.inject({ url: '/api/workflows/approvals', headers: host.operatorAuth });
+    expect(after.json()).toEqual({ approvals: [] });
     const again = await host.post(`/api/workflows/runs/${id}/steps/approve/approve`);
     expect(again.statusCode).toBe(409);
     expect(again.json().error.code).toBe('WORKFLOW_RUN_FINISHED');

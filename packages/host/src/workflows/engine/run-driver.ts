@@ -65,7 +65,7 @@ export class RunDriver {
       row.state = 'waiting_approval';
       row.startedAt = now;
       this.#deps.repo.saveStep(row);
-      await this.#tellApprovalWaits(state, step.id);
+      await this.#tellApprovalWaits(state, step.id, now);
       return true;
     }
     if (step.agent === undefined) {
@@ -123,13 +123,14 @@ export class RunDriver {
     return progressed;
   }
 
-  async #tellApprovalWaits(state: RunState, stepId: string): Promise<void> {
+  async #tellApprovalWaits(state: RunState, stepId: string, since: number): Promise<void> {
     if (!this.#deps.notify) return;
     const { run } = state;
     try {
-      await this.#deps.notify(
-        `workflow ${run.workflow}, run ${run.id}: step ${stepId} waits for approval (openlegion workflow approve ${run.id} ${stepId})`,
-      );
+      await this.#deps.notify({
+        text: `workflow ${run.workflow}, run ${run.id}: step ${stepId} waits for approval (openlegion workflow approve ${run.id} ${stepId})`,
+        approval: { run: run.id, workflow: run.workflow, step: stepId, waiting_since: since },
+      });
     } catch (error) {
       this.#deps.logger.error({ err: error, run: run.id }, 'notifying an approval failed');
     }

@@ -66,7 +66,7 @@ async function announce(deps: EngineDeps, state: RunState): Promise<void> {
       const text = renderTemplate(parseTemplate(onComplete.notify), runValues(state), (key) =>
         deps.blackboard.get(key),
       );
-      await deps.notify(text);
+      await deps.notify({ text });
     } catch (thrown) {
       deps.logger.error({ err: thrown, run: run.id }, 'notifying the end of a run failed');
     }

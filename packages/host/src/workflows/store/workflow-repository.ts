@@ -1,5 +1,5 @@
 import { type Database, transaction } from '@openlegion/infra/sqlite';
-import type { WorkflowDefinition } from '@openlegion/protocol';
+import type { PendingApproval, WorkflowDefinition } from '@openlegion/protocol';
 import type { RunRecord, StepRecord } from './workflow-records.js';
 
 interface RunRow {
@@ -222,6 +222,18 @@ export class WorkflowRepository {
           )
           .all(limit);
     return rows.map(toRun);
+  }
+
+  /** Steps of running runs that wait for the operator, the longest waiting first. */
+  pendingApprovals(): PendingApproval[] {
+    return this.#db
+      .prepare<[], PendingApproval>(
+        `SELECT s.run_id AS run, r.workflow, s.step_id AS step, COALESCE(s.started_at, r.created_at) AS waiting_since
+           FROM workflow_steps s JOIN workflow_runs r ON r.id = s.run_id
+          WHERE s.state = 'waiting_approval' AND r.state = 'running'
+          ORDER BY waiting_since, s.rowid`,
+      )
+      .all();
   }
 
   /** A run's rows: steps in no particular order, elements after their step. */

@@ -1,0 +1,111 @@
+import { type PendingApproval, pendingApprovalSchema, workflowListingSchema } from '@openlegion/protocol';
+import { answer, collectInput, printListing, runOf } from '../commands/workflow.js';
+import { drawRun } from '../commands/workflow-dag-text.js';
+import { requestJson } from '../host-connection.js';
+import type { ReplCommand } from './repl-commands.js';
+import type { ReplSession } from './repl-session.js';
+
+const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
+const runPath = (run: string) => `/api/workflows/runs/${encodeURIComponent(run)}`;
+
+async function pendingApprovals(session: ReplSession): Promise<PendingApproval[]> {
+  const body = await requestJson(session.host, 'GET', '/api/workflows/approvals');
+  return answer(body, 'approvals', (value) => pendingApprovalSchema.array().parse(value));
+}
+
+function printApproval(session: ReplSession, { run, workflow, step }: PendingApproval): void {
+  session.output.out(`⏸ ${workflow} ${run}: step ${step} waits for approval  (/approve ${run} ${step})\n`);
+}
+
+/**
+ * Print the approvals that started waiting since the last look, so the operator sees them at the
+ * prompt wherever they are. Best effort: a host that cannot answer just offers nothing this time.
+ */
+export async function offerNewApprovals(session: ReplSession): Promise<void> {
+  let pending: PendingApproval[];
+  try {
+    pending = await pendingApprovals(session);
+  } catch {
+    return;
+  }
+  for (const approval of pending) {
+    const key = `${approval.run}/${approval.step}`;
+    if (session.offeredApprovals.has(key)) continue;
+    session.offeredApprovals.add(key);
+    printApproval(session, approval);
+  }
+}
+
+function decision(name: 'approve' | 'reject'): ReplCommand {
+  return {
+    name,
+    usage: `/${name} RUN STEP [${name === 'approve' ? 'note' : 'why'}]`,
+    description:
+      name === 'approve'
+        ? 'let a workflow step that waits run'
+        : 'refuse a workflow step that waits (its run stops)',
+    async run(session, args) {
+      const [run, step, ...note] = words(args);
+      if (!run || !step) return session.output.err(`usage: /${name} RUN STEP\n`);
+      const body = note.length > 0 ? { note: note.join(' ') } : {};
+      const route = `${runPath(run)}/steps/${encodeURIComponent(step)}/${name}`;
+      session.output.out(drawRun(runOf(await requestJson(session.host, 'POST', route, body)), Date.now()));
+    },
+  };
+}
+
+/** `/workflow`, `/approvals`, `/approve`, `/reject`: DAG workflows from the REPL. */
+export const WORKFLOW_REPL_COMMANDS: ReplCommand[] = [
+  {
+    name: 'workflow',
+    usage: '/workflow list|run NAME [k=v…]|status [RUN]|cancel RUN',
+    description: 'workflow files and their runs',
+    async run(session, args) {
+      const [action = 'list', target, ...rest] = words(args);
+      const { host, output } = session;
+      if (action === 'list') {
+        const body = await requestJson(host, 'GET', '/api/workflows');
+        return printListing(
+          answer(body, 'workflows', (value) => workflowListingSchema.array().parse(value)),
+          output,
+        );
+      }
+      if (action === 'run' && target) {
+        const inputs = rest.reduce((all: Record<string, string>, pair) => collectInput(pair, all), {});
+        const route = `/api/workflows/${encodeURIComponent(target)}/runs`;
+        const run = runOf(await requestJson(host, 'POST', route, { inputs }));
+        return output.out(`started ${run.id}\n${drawRun(run, Date.now())}`);
+      }
+      if (action === 'status' && target)
+        return output.out(drawRun(runOf(await requestJson(host, 'GET', runPath(target))), Date.now()));
+      if (action === 'status') {
+        const body = (await requestJson(host, 'GET', '/api/workflows/runs?limit=10')) as {
+          runs: Array<{ id: string; workflow: string; state: string }>;
+        };
+        if (body.runs.length === 0) return output.out('no workflow runs yet\n');
+        for (const run of body.runs) output.out(`${run.id}  ${run.workflow}  ${run.state}\n`);
+        return;
+      }
+      if (action === 'cancel' && target)
+        return output.out(
+          drawRun(runOf(await requestJson(host, 'POST', `${runPath(target)}/cancel`)), Date.now()),
+        );
+      output.err('usage: /workflow list|run NAME [k=v…]|status [RUN]|cancel RUN\n');
+    },
+  },
+  {
+    name: 'approvals',
+    usage: '/approvals',
+    description: 'workflow steps that wait for your approval',
+    async run(session) {
+      const pending = await pendingApprovals(session);
+      if (pending.length === 0) session.output.out('nothing waits for approval\n');
+      for (const approval of pending) {
+        session.offeredApprovals.add(`${approval.run}/${approval.step}`);
+        printApproval(session, approval);
+      }
+    },
+  },
+  decision('approve'),
+  decision('reject'),
+];

@@ -1,0 +1,131 @@
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { MeshStatus, PendingApproval, WorkflowRunView } from '@openlegion/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HostConnection } from '../host-connection.js';
+import { runRepl } from './repl.js';
+
+const status: MeshStatus = {
+  mesh: 't',
+  version: '0.1.0',
+  pid: 1,
+  url: 'http://127.0.0.1',
+  started_at: new Date(0).toISOString(),
+  runtime: 'process',
+  agents: [
+    {
+      name: 'writer',
+      state: 'ready',
+      runtime: 'process',
+      model: 'demo/scripted',
+      url: null,
+      container: null,
+      started_at: null,
+      ready_at: null,
+      restarts: 0,
+      last_error: null,
+    },
+  ],
+  warnings: [],
+};
+
+const run = (state: WorkflowRunView['state']): WorkflowRunView => ({
+  id: 'run-9',
+  workflow: 'publish',
+  state,
+  trigger: 'manual',
+  created_at: 0,
+  finished_at: null,
+  error: null,
+  inputs: {},
+  steps: [],
+});
+
+describe('REPL workflow approvals', () => {
+  let server: Server;
+  let host: HostConnection;
+  const calls: string[] = [];
+  let pending: PendingApproval[] = [];
+
+  beforeAll(async () => {
+    // A stand-in host on loopback that answers the routes the REPL uses as the real one does.
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        calls.push(`${request.method} ${request.url} ${body}`);
+        response.setHeader('content-type', 'application/json');
+        if (request.url === '/api/status') return response.end(JSON.stringify(status));
+        if (request.url === '/api/workflows/approvals')
+          return response.end(JSON.stringify({ approvals: pending }));
+        const decided = /^\/api\/workflows\/runs\/run-9\/steps\/review\/(approve|reject)$/.exec(
+          request.url ?? '',
+        );
+        if (decided && pending.length > 0) {
+          pending = [];
+          return response.end(JSON.stringify({ run: run('running') }));
+        }
+        response.statusCode = 409;
+        response.end(
+          JSON.stringify({
+            error: {
+              code: 'WORKFLOW_NOT_WAITING',
+              message: 'step review is done, not waiting',
+              retryable: false,
+            },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    host = {
+      mesh: 't',
+      url,
+      token: 'unused',
+      dataDir: await mkdtemp(path.join(tmpdir(), 'repl-workflow-')),
+      request: (method, route, body) =>
+        fetch(`${url}${route}`, {
+          method,
+          ...(body === undefined
+            ? {}
+            : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        }),
+    };
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('offers a step that waits once, approves it with a note, and prints a refusal', async () => {
+    pending = [{ run: 'run-9', workflow: 'publish', step: 'review', waiting_since: 1 }];
+    let out = '';
+    let err = '';
+    const output = { out: (text: string) => void (out += text), err: (text: string) => void (err += text) };
+    const lines = [
+      '/agents',
+      '/approvals',
+      '/approve run-9 review looks good',
+      '/approve run-9 review',
+      '/quit',
+    ];
+    const code = await runRepl(host, undefined, output, {
+      input: Readable.from(lines.map((line) => `${line}\n`)),
+      terminal: false,
+    });
+    expect(code).toBe(0);
+    const offers = out.split('\n').filter((line) => line.startsWith('⏸'));
+    // Once at the start; /approvals lists it again on request; never after it was approved.
+    expect(offers).toEqual([
+      '⏸ publish run-9: step review waits for approval  (/approve run-9 review)',
+      '⏸ publish run-9: step review waits for approval  (/approve run-9 review)',
+    ]);
+    expect(calls).toContain('POST /api/workflows/runs/run-9/steps/review/approve {"note":"looks good"}');
+    expect(out).toContain('workflow publish · run run-9 · running');
+    expect(err).toContain('step review is done, not waiting');
+  });
+});
