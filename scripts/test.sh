@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The REPL is also tested in a real terminal: tmux drives it.
+if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  printf '\n==> installing tmux (the REPL terminal tests)\n' >&2
+  apt-get install -y -qq tmux >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq tmux >/dev/null; }
+fi
 printf '\n==> lint and typecheck (tests included)\n' >&2
 pnpm -s lint
 pnpm -s typecheck

@@ -11,7 +11,9 @@ import {
   removeMesh,
 } from './support/docker-cli.js';
 import { type E2eMesh, writeMesh } from './support/e2e-mesh.js';
-import { runCli } from './support/run-cli.js';
+import { REPO_ROOT, runCli } from './support/run-cli.js';
+import { openTmux } from './support/tmux.js';
+import { waitUntil } from './support/wait-until.js';
 
 /** The provider key the host holds; it must reach the provider and nothing else. */
 const PROVIDER_KEY = 'sk-e2e-provider-key-4f1d2c9a';
@@ -130,6 +132,47 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(chat.stderr).toContain('unknown command /nonsense; commands: /help, /quit, /use');
     expect(chat.stderr).toContain('no agent "nobody"; agents: alpha, beta');
     expect(chat.stdout).toContain('no cron jobs');
+  });
+
+  it('works in a real terminal: @ and Tab-completed /use, /broadcast, /interrupt mid-turn, /queue, Ctrl-C twice leaves', async () => {
+    const bin = path.join(REPO_ROOT, 'packages/cli/dist/bin.js');
+    const pane = await openTmux(
+      `ol-e2e-${runtime}-${process.pid}`,
+      [process.execPath, bin, 'chat', 'alpha', '--config', mesh.file],
+      env,
+    );
+    const prompt = (agent: string) => (screen: string) => screen.trimEnd().endsWith(`${agent}>`);
+    try {
+      await pane.waitFor((screen) => screen.includes('chatting with alpha'));
+      await pane.type('@beta hello');
+      await pane.waitFor((screen) => screen.includes(REPLY) && prompt('alpha')(screen));
+      await pane.type('/us', false);
+      await pane.key('Tab');
+      await pane.type(' beta');
+      await pane.waitFor(prompt('beta'));
+      await pane.type('/broadcast who is there');
+      await pane.waitFor(
+        (screen) => screen.split('echo: who is there').length === 3 && prompt('beta')(screen),
+      );
+      expect(await pane.screen()).toMatch(/── alpha ──[\s\S]*── beta ──/);
+
+      // /interrupt typed while the turn streams acts at once: the rest of the reply never comes.
+      await pane.type('slow job');
+      await pane.waitFor((screen) => screen.includes('one two'));
+      await pane.type('/interrupt');
+      await pane.waitFor((screen) => screen.includes('beta: interrupted') && prompt('beta')(screen));
+      await new Promise((resolve) => setTimeout(resolve, SLOW_REPLY.split(' ').length * 400));
+      expect(await pane.screen()).not.toContain('seven eight');
+      await pane.type('/queue');
+      await pane.waitFor((screen) => /#\d+ \w+\s+followup\s+cli\s+slow job/.test(screen));
+
+      await pane.key('C-c');
+      await pane.waitFor((screen) => screen.includes('press Ctrl-C again to leave'));
+      await pane.key('C-c');
+      await waitUntil(() => pane.exited(), 'the REPL to leave after a second Ctrl-C');
+    } finally {
+      await pane.close();
+    }
   });
 
   it("manages an agent's memory from the CLI: import, search, stats, export, doctor, bad lines", async () => {

@@ -19,19 +19,22 @@ export async function say(
   message: string,
   mode?: LaneMode,
 ): Promise<void> {
-  session.turn = new AbortController();
+  // A steer sent while a turn streams is not a turn of its own: Ctrl-C still stops the running one.
+  const turn = new AbortController();
+  const ownsTurn = session.turn === undefined;
+  if (ownsTurn) session.turn = turn;
   try {
     const reply = await sendMessage(session.host, agent, message, session.output, {
       conversationId: conversationOf(session, agent),
-      signal: session.turn.signal,
+      signal: turn.signal,
       ...(mode ? { mode } : {}),
     });
     session.transcript.push({ agent, said: message, reply: reply.text });
   } catch (error) {
-    if (session.turn.signal.aborted) session.output.err(`  · ${agent}: turn interrupted\n`);
+    if (turn.signal.aborted) session.output.err(`  · ${agent}: turn interrupted\n`);
     else printError(session.output, error);
   } finally {
-    session.turn = undefined;
+    if (ownsTurn) session.turn = undefined;
   }
 }
 

@@ -11,6 +11,9 @@ import { offerNewApprovals, WORKFLOW_REPL_COMMANDS } from './repl-workflow-comma
 
 const REPL_COMMANDS = [...CORE_COMMANDS, ...WORKFLOW_REPL_COMMANDS];
 
+/** Commands that act on the turn that is streaming, so they run at once while it does. */
+const ACTS_ON_RUNNING_TURN = /^\/(steer|interrupt)(\s|$)/;
+
 /** A second Ctrl-C within this long leaves the REPL. */
 const SECOND_INTERRUPT_MS = 2_000;
 
@@ -66,20 +69,32 @@ export async function runRepl(
     rl.prompt();
   };
   prompt();
-  try {
-    // The async iterator buffers lines typed (or piped) while a reply is still streaming.
-    for await (const raw of rl) {
-      const line = raw.trim();
-      if (line === '/quit' || line === '/exit') break;
+  // Lines run one after another, in the order given (a piped script keeps its order). `/steer` and
+  // `/interrupt` typed while a turn streams act on it at once instead of waiting for it to end.
+  let work = Promise.resolve();
+  let leaving = false;
+  const inTurn = (line: string) => {
+    work = work.then(async () => {
+      if (leaving || leave.requested) return;
       if (line) {
-        appendHistory(file, line);
         await handleLine(session, line);
         await offerNewApprovals(session);
       }
+      if (!leaving && !leave.requested) prompt();
+    });
+  };
+  try {
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (line === '/quit' || line === '/exit') break;
+      if (line) appendHistory(file, line);
+      if (session.turn && ACTS_ON_RUNNING_TURN.test(line)) await handleLine(session, line);
+      else inTurn(line);
       if (leave.requested) break;
-      prompt();
     }
+    await work;
   } finally {
+    leaving = true;
     leave.dispose();
     rl.close();
   }
