@@ -8,6 +8,7 @@ import {
   type OperatorNotice,
   type PendingApproval,
 } from '@openlegion/protocol';
+import { readyAgentInfo } from '@openlegion/testkit';
 
 /** One chat the fake mesh received. */
 export interface FakeChat {
@@ -16,19 +17,6 @@ export interface FakeChat {
 }
 
 type Responder = (agent: string, request: ChannelChatRequest) => ChatEvent[];
-
-const agentInfo = (name: string): AgentInfo => ({
-  name,
-  state: 'ready',
-  runtime: 'process',
-  model: 'demo/scripted',
-  url: null,
-  container: null,
-  started_at: null,
-  ready_at: null,
-  restarts: 0,
-  last_error: null,
-});
 
 /**
  * A ChannelMesh for channel tests: named agents that answer with scripted events (by default
@@ -48,7 +36,7 @@ export class FakeChannelMesh implements ChannelMesh {
   }
 
   agents(): AgentInfo[] {
-    return this.#names.map(agentInfo);
+    return this.#names.map((name) => readyAgentInfo(name));
   }
 
   async *chat(agent: string, request: ChannelChatRequest, signal?: AbortSignal): AsyncIterable<ChatEvent> {

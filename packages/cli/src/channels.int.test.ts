@@ -2,7 +2,7 @@ import { parseMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
 import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { type ChannelMesh, OpenLegionError } from '@openlegion/protocol';
-import { type FakeTelegram, startFakeTelegram } from '@openlegion/testkit';
+import { type FakeTelegram, readyAgentInfo, startFakeTelegram } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startChannels } from './channels.js';
@@ -14,20 +14,7 @@ const say = (text: string) => lines.push(text);
 const logger = pino({ level: 'silent' });
 
 const echoMesh: ChannelMesh = {
-  agents: () => [
-    {
-      name: 'researcher',
-      state: 'ready',
-      runtime: 'process',
-      model: 'demo/scripted',
-      url: null,
-      container: null,
-      started_at: null,
-      ready_at: null,
-      restarts: 0,
-      last_error: null,
-    },
-  ],
+  agents: () => [readyAgentInfo('researcher')],
   async *chat(_agent, request) {
     yield { type: 'text_delta', text: `echo: ${request.message}` };
     yield {

@@ -1,22 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CliOutput } from './cli-output.js';
+import { capture } from '../test/captured-output.js';
 import { COMMAND_EXAMPLES, commandPath, leafCommands } from './command-examples.js';
 import { buildProgram, runCli } from './program.js';
-
-function capture(): CliOutput & { stdout: () => string; stderr: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
 
 const argv = (...args: string[]) => ['node', 'openlegion', ...args];
 

@@ -1,3 +1,4 @@
+export { readyAgentInfo } from './agent-info.js';
 export type {
   FakeLlm,
   FakeLlmCliIo,

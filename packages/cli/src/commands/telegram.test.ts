@@ -4,7 +4,7 @@ import path from 'node:path';
 import { TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramUsers } from '@openlegion/channels';
 import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CliOutput } from '../cli-output.js';
+import { capture } from '../../test/captured-output.js';
 import { runCli } from '../program.js';
 
 const MESH_YAML = `mesh: { name: tg, data_dir: data }
@@ -16,21 +16,6 @@ agents:
 channels:
   telegram: { enabled: true, token: env:TELEGRAM_BOT_TOKEN, default_agent: researcher }
 `;
-
-function capture(): CliOutput & { stdout: () => string; stderr: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
 
 let config: string;
 const telegram = async (...args: string[]) => {

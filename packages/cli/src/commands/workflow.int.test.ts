@@ -5,23 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { WorkflowRunView } from '@openlegion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliOutput } from '../cli-output.js';
+import { capture } from '../../test/captured-output.js';
 import { runCli } from '../program.js';
-
-function capture(): CliOutput & { stdout: () => string; stderr: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
 
 const view: WorkflowRunView = {
   id: 'run-7',

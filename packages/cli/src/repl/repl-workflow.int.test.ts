@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { MeshStatus, PendingApproval, WorkflowRunView } from '@openlegion/protocol';
+import { readyAgentInfo } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capture } from '../../test/captured-output.js';
 import type { HostConnection } from '../host-connection.js';
 import { runRepl } from './repl.js';
 
@@ -16,20 +18,7 @@ const status: MeshStatus = {
   url: 'http://127.0.0.1',
   started_at: new Date(0).toISOString(),
   runtime: 'process',
-  agents: [
-    {
-      name: 'writer',
-      state: 'ready',
-      runtime: 'process',
-      model: 'demo/scripted',
-      url: null,
-      container: null,
-      started_at: null,
-      ready_at: null,
-      restarts: 0,
-      last_error: null,
-    },
-  ],
+  agents: [readyAgentInfo('writer')],
   warnings: [],
 };
 
@@ -103,9 +92,7 @@ describe('REPL workflow approvals', () => {
 
   it('offers a step that waits once, approves it with a note, and prints a refusal', async () => {
     pending = [{ run: 'run-9', workflow: 'publish', step: 'review', waiting_since: 1 }];
-    let out = '';
-    let err = '';
-    const output = { out: (text: string) => void (out += text), err: (text: string) => void (err += text) };
+    const output = capture();
     const lines = [
       '/agents',
       '/approvals',
@@ -118,14 +105,17 @@ describe('REPL workflow approvals', () => {
       terminal: false,
     });
     expect(code).toBe(0);
-    const offers = out.split('\n').filter((line) => line.startsWith('⏸'));
+    const offers = output
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('⏸'));
     // Once at the start; /approvals lists it again on request; never after it was approved.
     expect(offers).toEqual([
       '⏸ publish run-9: step review waits for approval  (/approve run-9 review)',
       '⏸ publish run-9: step review waits for approval  (/approve run-9 review)',
     ]);
     expect(calls).toContain('POST /api/workflows/runs/run-9/steps/review/approve {"note":"looks good"}');
-    expect(out).toContain('workflow publish · run run-9 · running');
-    expect(err).toContain('step review is done, not waiting');
+    expect(output.stdout()).toContain('workflow publish · run run-9 · running');
+    expect(output.stderr()).toContain('step review is done, not waiting');
   });
 });
