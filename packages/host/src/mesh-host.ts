@@ -2,27 +2,22 @@ import { systemClock } from '@openlegion/infra/clock';
 import type { MeshStatus } from '@openlegion/protocol';
 import { loadOrCreateOperatorToken } from './auth/operator-token.js';
 import { TokenRegistry } from './auth/token-registry.js';
-import { cronFeature } from './cron/index.js';
 import {
   type FeatureContext,
   FeatureLifecycle,
   featureDatabase,
-  type HostFeature,
   openHostContext,
   resolveSecret,
 } from './features/index.js';
 import { createRuntime, fleetFeature } from './fleet/index.js';
-import { healthFeature } from './health/index.js';
-import { createAgentClient, lanesFeature } from './lanes/index.js';
-import { llmFeature } from './llm/llm-feature.js';
+import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
-import { createChannelMesh, OperatorNotices, operatorFeature } from './operator/index.js';
+import { createChannelMesh } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
 import { environmentSecrets } from './secrets/index.js';
 import { buildHostApp } from './server/build-host-app.js';
 import { DeferredListener } from './server/deferred-listener.js';
 import { HOST_VERSION } from './version.js';
-import { workflowsFeature } from './workflows/index.js';
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
 export function createMeshHost(options: MeshHostOptions): MeshHost {
@@ -71,20 +66,14 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       appServed = serveApp();
     },
   });
-  const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
-  const lanes = lanesFeature(agentAccess);
-  const notices = new OperatorNotices(logger);
-  const workflows = workflowsFeature({ lanes, notify: notices.publish });
-  // Agents near the end: they stop early, and every route they call exists before they start.
-  const features: HostFeature[] = [
-    llmFeature({ baseUrlOverrides: options.baseUrlOverrides }),
-    operatorFeature({ ...agentAccess, meshStatus: status, onShutdown: () => requestShutdown() }),
-    lanes,
-    cronFeature({ lanes }),
-    workflows,
+  const { features, lanes, workflows, notices } = meshFeatures({
     fleet,
-    healthFeature({ fleet }),
-  ];
+    tokens,
+    logger,
+    meshStatus: status,
+    onShutdown: () => requestShutdown(),
+    baseUrlOverrides: options.baseUrlOverrides,
+  });
   const lifecycle = new FeatureLifecycle(features, logger);
 
   /** fastify loads while the agents boot; requests that come first wait for it. */

@@ -62,6 +62,23 @@ export const ERROR_CODES = {
     status: 429,
     summary: "the agent's lane queue is full; try again once it has worked some off",
   },
+  MESH_FORBIDDEN: {
+    retryable: false,
+    status: 403,
+    summary: "the agent's permissions in mesh.yaml do not allow this; the message names the missing one",
+  },
+  MESH_KEY_NOT_FOUND: {
+    retryable: false,
+    status: 404,
+    summary: 'no blackboard entry under that key (or it expired)',
+  },
+  MESH_VERSION_CONFLICT: {
+    retryable: false,
+    status: 409,
+    summary: 'the blackboard entry is not at the version given in if_version; read it again',
+  },
+  MESH_VALUE_TOO_LARGE: { retryable: false, status: 413, summary: 'the value is larger than the cap' },
+  MESH_ASK_TIMEOUT: { retryable: true, status: 504, summary: 'the asked agent did not answer in time' },
   AGENT_TURN_INTERRUPTED: {
     retryable: false,
     status: 409,

@@ -49,6 +49,20 @@ export {
   meshStatusSchema,
 } from './host-api.js';
 export {
+  agentMessageSchema,
+  type BlackboardChange,
+  type BlackboardEntry,
+  type BlackboardPut,
+  blackboardEntrySchema,
+  blackboardKeySchema,
+  blackboardPutSchema,
+  type MeshEvent,
+  meshEventSchema,
+  publishRequestSchema,
+  subscribeRequestSchema,
+  topicSchema,
+} from './mesh-api.js';
+export {
   type AgentConfig,
   type MeshConfig,
   type MeshConfigInput,

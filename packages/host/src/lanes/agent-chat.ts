@@ -58,7 +58,8 @@ export function reachableAgent(deps: AgentChatDeps, agent: string): { url: strin
   }
   const token = deps.tokens.tokenFor(agent);
   if (record.state !== 'ready' || !record.url || !token) {
-    throw new OpenLegionError('AGENT_NOT_READY', `agent "${agent}" is ${record.state}, not ready`, {
+    const why = record.state === 'ready' ? 'has no address or token yet' : `is ${record.state}, not ready`;
+    throw new OpenLegionError('AGENT_NOT_READY', `agent "${agent}" ${why}`, {
       details: { agent, state: record.state },
     });
   }

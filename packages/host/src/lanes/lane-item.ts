@@ -3,7 +3,7 @@ export const LANE_MODES = ['followup', 'steer', 'collect', 'interrupt'] as const
 export type LaneMode = (typeof LANE_MODES)[number];
 
 /** Where work came from, so its result goes back there. */
-export const LANE_SOURCES = ['cli', 'channel', 'cron', 'workflow', 'agent'] as const;
+export const LANE_SOURCES = ['cli', 'channel', 'cron', 'workflow', 'agent', 'pubsub'] as const;
 export type LaneSource = (typeof LANE_SOURCES)[number];
 
 export type LaneItemState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'steered';

@@ -1,3 +1,4 @@
+import { topicMatcher } from '../pubsub/index.js';
 import type { WorkflowBlackboard, WorkflowEvent, WorkflowEvents } from './workflow-ports.js';
 
 /**
@@ -38,15 +39,4 @@ export function inMemoryEvents(): WorkflowEvents & { published: (WorkflowEvent &
       return () => void subscribers.delete(subscriber);
     },
   };
-}
-
-/** A predicate for topics matching a pattern (`research.*`, `news.**`, `news.>`). */
-export function topicMatcher(pattern: string): (topic: string) => boolean {
-  const parts = pattern.split('.').map((part) => {
-    if (part === '**' || part === '>') return '.*';
-    if (part === '*') return '[^.]+';
-    return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  });
-  const regex = new RegExp(`^${parts.join('\\.')}$`);
-  return (topic) => regex.test(topic);
 }

@@ -6,7 +6,7 @@ export {
   workflowProblems,
 } from './definition/workflow-file.js';
 export { type RunRequest, WorkflowEngine } from './engine/workflow-engine.js';
-export { inMemoryBlackboard, inMemoryEvents, topicMatcher } from './in-memory-ports.js';
+export { inMemoryBlackboard, inMemoryEvents } from './in-memory-ports.js';
 export type { RunRecord, RunTrigger, StepRecord } from './store/workflow-records.js';
 export { WorkflowRepository } from './store/workflow-repository.js';
 export type {

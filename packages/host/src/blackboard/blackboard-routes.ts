@@ -1,0 +1,123 @@
+import { parseRequest } from '@openlegion/infra/http';
+import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
+import { blackboardKeySchema, blackboardPutSchema, OpenLegionError } from '@openlegion/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { requireAgent } from '../auth/index.js';
+import { globMatcher, type MeshPermissions } from '../permissions/index.js';
+import type { BlackboardStore } from './blackboard-store.js';
+import type { BlackboardWatchers } from './blackboard-watchers.js';
+
+const keyParams = z.object({ '*': blackboardKeySchema }).transform(({ '*': key }) => ({ key }));
+const listQuery = z.object({
+  prefix: z.string().max(256).default(''),
+  limit: z.coerce.number().int().min(1).max(1_000).default(100),
+});
+const deleteQuery = z.object({ if_version: z.coerce.number().int().min(0).optional() });
+const watchQuery = z.object({ pattern: z.string().min(1).max(256).default('*') });
+
+interface BlackboardRouteDeps {
+  store: () => BlackboardStore;
+  watchers: () => BlackboardWatchers;
+  permissions: () => MeshPermissions;
+  /** Aborts when the host stops: open watches end then. */
+  stopping: AbortSignal;
+}
+
+/** Who is asking, and what they may read and write. */
+interface Reader {
+  who(request: FastifyRequest): string;
+  mayRead(who: string, key: string): boolean;
+  requireRead(who: string, key: string): void;
+  requireWrite(who: string, key: string): void;
+}
+
+/**
+ * `/mesh/blackboard/*` for agents (within their permissions) and `/api/blackboard/*` for the
+ * operator (everything): entries by key, list by prefix, history, and a watch over SSE.
+ */
+export function registerBlackboardRoutes(app: FastifyInstance, deps: BlackboardRouteDeps): void {
+  register(app, '/mesh/blackboard', 'agent', deps, {
+    who: requireAgent,
+    mayRead: (agent, key) => deps.permissions().can(agent, 'blackboard.read', key),
+    requireRead: (agent, key) => deps.permissions().require(agent, 'blackboard.read', key),
+    requireWrite: (agent, key) => deps.permissions().require(agent, 'blackboard.write', key),
+  });
+  register(app, '/api/blackboard', 'operator', deps, {
+    who: () => 'operator',
+    mayRead: () => true,
+    requireRead: () => {},
+    requireWrite: () => {},
+  });
+}
+
+function register(
+  app: FastifyInstance,
+  base: string,
+  auth: 'agent' | 'operator',
+  deps: BlackboardRouteDeps,
+  reader: Reader,
+): void {
+  const config = { auth } as const;
+
+  app.get(`${base}/entries/*`, { config }, async (request) => {
+    const { key } = parseRequest(keyParams, request.params, 'params');
+    reader.requireRead(reader.who(request), key);
+    const entry = deps.store().get(key);
+    if (!entry)
+      throw new OpenLegionError('MESH_KEY_NOT_FOUND', `no blackboard entry "${key}"`, { details: { key } });
+    return { entry };
+  });
+
+  app.put(`${base}/entries/*`, { config }, async (request) => {
+    const { key } = parseRequest(keyParams, request.params, 'params');
+    const who = reader.who(request);
+    reader.requireWrite(who, key);
+    const body = parseRequest(blackboardPutSchema, request.body);
+    const entry = deps
+      .store()
+      .put(key, body.value, who, { ifVersion: body.if_version, ttlSeconds: body.ttl_s });
+    return { entry };
+  });
+
+  app.delete(`${base}/entries/*`, { config }, async (request) => {
+    const { key } = parseRequest(keyParams, request.params, 'params');
+    const { if_version } = parseRequest(deleteQuery, request.query, 'query');
+    const who = reader.who(request);
+    reader.requireWrite(who, key);
+    deps.store().delete(key, who, if_version);
+    return { deleted: key };
+  });
+
+  app.get(`${base}/entries`, { config }, async (request) => {
+    const { prefix, limit } = parseRequest(listQuery, request.query, 'query');
+    const who = reader.who(request);
+    return { entries: deps.store().list(prefix, limit, (key) => reader.mayRead(who, key)) };
+  });
+
+  app.get(`${base}/history/*`, { config }, async (request) => {
+    const { key } = parseRequest(keyParams, request.params, 'params');
+    reader.requireRead(reader.who(request), key);
+    return { history: deps.store().history(key) };
+  });
+
+  // Changes to readable keys matching `pattern`, as they commit: `event: put|delete`.
+  app.get(`${base}/watch`, { config }, async (request, reply) => {
+    const { pattern } = parseRequest(watchQuery, request.query, 'query');
+    const who = reader.who(request);
+    const matches = globMatcher([pattern]);
+    reply.hijack();
+    const stream = openSseResponse(reply.raw);
+    stream.send(': watching\n\n');
+    const stop = deps.watchers().add((change) => {
+      if (matches(change.key) && reader.mayRead(who, change.key))
+        stream.send(encodeSseFrame({ event: change.kind, data: JSON.stringify(change) }));
+    });
+    const end = () => {
+      stop();
+      stream.end();
+    };
+    stream.signal.addEventListener('abort', stop, { once: true });
+    deps.stopping.addEventListener('abort', end, { once: true });
+  });
+}

@@ -1,0 +1,186 @@
+import { type Database, transaction } from '@openlegion/infra/sqlite';
+import { type BlackboardChange, type BlackboardEntry, OpenLegionError } from '@openlegion/protocol';
+
+/** The largest value the blackboard keeps, as JSON text. */
+export const MAX_VALUE_BYTES = 64 * 1024;
+
+interface EntryRow {
+  key: string;
+  value: string;
+  version: number;
+  updated_by: string;
+  updated_at: number;
+  expires_at: number | null;
+}
+
+export interface AuditRecord {
+  key: string;
+  version: number;
+  action: 'put' | 'delete' | 'expire';
+  by: string;
+  at: number;
+}
+
+export interface PutOptions {
+  /** Write only when the entry is at this version; 0: only when the key does not exist. */
+  ifVersion?: number | undefined;
+  /** The entry vanishes after this many seconds. */
+  ttlSeconds?: number | undefined;
+}
+
+const toEntry = (row: EntryRow): BlackboardEntry => ({
+  key: row.key,
+  value: JSON.parse(row.value),
+  version: row.version,
+  updated_by: row.updated_by,
+  updated_at: row.updated_at,
+  expires_at: row.expires_at,
+});
+
+/**
+ * The blackboard in mesh.db: JSON values with a version per key, compare-and-swap, TTL and an audit
+ * trail. Each write is one SQLite transaction, committed (WAL, synchronous FULL) before it returns,
+ * so an acknowledged write survives a crash. Expired entries read as absent and are purged lazily.
+ */
+export class BlackboardStore {
+  readonly #db: Database;
+  readonly #now: () => number;
+  readonly #onChange: (change: BlackboardChange) => void;
+  readonly #select;
+  readonly #upsert;
+  readonly #remove;
+  readonly #audit;
+
+  constructor(db: Database, now: () => number, onChange: (change: BlackboardChange) => void = () => {}) {
+    this.#db = db;
+    this.#now = now;
+    this.#onChange = onChange;
+    this.#select = db.prepare<[string], EntryRow>('SELECT * FROM blackboard_entries WHERE key = ?');
+    this.#upsert = db.prepare<EntryRow>(
+      `INSERT INTO blackboard_entries (key, value, version, updated_by, updated_at, expires_at)
+       VALUES (@key, @value, @version, @updated_by, @updated_at, @expires_at)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, version = excluded.version,
+         updated_by = excluded.updated_by, updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
+    );
+    this.#remove = db.prepare<[string]>('DELETE FROM blackboard_entries WHERE key = ?');
+    this.#audit = db.prepare<AuditRecord>(
+      'INSERT INTO blackboard_audit (key, version, action, by, at) VALUES (@key, @version, @action, @by, @at)',
+    );
+  }
+
+  get(key: string): BlackboardEntry | undefined {
+    const row = this.#live(key);
+    return row && toEntry(row);
+  }
+
+  /** Write `value` under `key` as `by`; 409 MESH_VERSION_CONFLICT when `ifVersion` does not hold. */
+  put(key: string, value: unknown, by: string, options: PutOptions = {}): BlackboardEntry {
+    const text = JSON.stringify(value);
+    if (text === undefined) throw new OpenLegionError('REQUEST_INVALID', 'value: must be JSON');
+    const size = Buffer.byteLength(text);
+    if (size > MAX_VALUE_BYTES) {
+      throw new OpenLegionError(
+        'MESH_VALUE_TOO_LARGE',
+        `value: ${size} bytes of JSON for "${key}"; the blackboard keeps at most ${MAX_VALUE_BYTES}`,
+        { details: { key, bytes: size, max: MAX_VALUE_BYTES } },
+      );
+    }
+    const now = this.#now();
+    const entry = transaction(this.#db, () => {
+      const current = this.#live(key);
+      checkVersion(key, current?.version ?? 0, options.ifVersion);
+      const row: EntryRow = {
+        key,
+        value: text,
+        version: (current?.version ?? 0) + 1,
+        updated_by: by,
+        updated_at: now,
+        expires_at: options.ttlSeconds === undefined ? null : now + options.ttlSeconds * 1000,
+      };
+      this.#upsert.run(row);
+      this.#audit.run({ key, version: row.version, action: 'put', by, at: now });
+      return { ...toEntry(row), value };
+    });
+    this.#onChange({ kind: 'put', key, version: entry.version, by, at: now, entry });
+    return entry;
+  }
+
+  /** Delete `key`; 404 MESH_KEY_NOT_FOUND when absent, 409 when `ifVersion` does not hold. */
+  delete(key: string, by: string, ifVersion?: number): void {
+    const now = this.#now();
+    const version = transaction(this.#db, () => {
+      const current = this.#live(key);
+      if (!current) throw notFound(key);
+      checkVersion(key, current.version, ifVersion);
+      this.#remove.run(key);
+      this.#audit.run({ key, version: current.version, action: 'delete', by, at: now });
+      return current.version;
+    });
+    this.#onChange({ kind: 'delete', key, version, by, at: now });
+  }
+
+  /** Live entries whose key starts with `prefix`, in key order, those `visible` lets through. */
+  list(prefix: string, limit: number, visible: (key: string) => boolean = () => true): BlackboardEntry[] {
+    const rows = this.#db
+      .prepare<{ prefix: string; now: number }, EntryRow>(
+        `SELECT * FROM blackboard_entries
+          WHERE key >= @prefix AND substr(key, 1, length(@prefix)) = @prefix
+            AND (expires_at IS NULL OR expires_at > @now)
+          ORDER BY key`,
+      )
+      .iterate({ prefix, now: this.#now() });
+    const entries: BlackboardEntry[] = [];
+    for (const row of rows) {
+      if (!visible(row.key)) continue;
+      entries.push(toEntry(row));
+      if (entries.length >= limit) break;
+    }
+    return entries;
+  }
+
+  /** Who wrote `key`, version by version, newest last. */
+  history(key: string, limit = 100): AuditRecord[] {
+    return this.#db
+      .prepare<[string, number], AuditRecord>(
+        'SELECT key, version, action, by, at FROM (SELECT * FROM blackboard_audit WHERE key = ? ORDER BY id DESC LIMIT ?) ORDER BY id',
+      )
+      .all(key, limit);
+  }
+
+  /** Remove expired entries (audited as `expire`); returns how many went. */
+  purgeExpired(): number {
+    const now = this.#now();
+    const expired = transaction(this.#db, () => {
+      const rows = this.#db
+        .prepare<[number], EntryRow>('SELECT * FROM blackboard_entries WHERE expires_at <= ?')
+        .all(now);
+      for (const row of rows) {
+        this.#remove.run(row.key);
+        this.#audit.run({ key: row.key, version: row.version, action: 'expire', by: 'host', at: now });
+      }
+      return rows;
+    });
+    for (const row of expired)
+      this.#onChange({ kind: 'delete', key: row.key, version: row.version, by: 'host', at: now });
+    return expired.length;
+  }
+
+  #live(key: string): EntryRow | undefined {
+    const row = this.#select.get(key);
+    return row && (row.expires_at === null || row.expires_at > this.#now()) ? row : undefined;
+  }
+}
+
+function checkVersion(key: string, current: number, expected: number | undefined): void {
+  if (expected === undefined || expected === current) return;
+  throw new OpenLegionError(
+    'MESH_VERSION_CONFLICT',
+    current === 0
+      ? `"${key}" does not exist (if_version ${expected})`
+      : `"${key}" is at version ${current}, not ${expected}`,
+    { details: { key, version: current, if_version: expected } },
+  );
+}
+
+const notFound = (key: string) =>
+  new OpenLegionError('MESH_KEY_NOT_FOUND', `no blackboard entry "${key}"`, { details: { key } });

@@ -1,0 +1,88 @@
+import type { MeshStatus } from '@openlegion/protocol';
+import type { Logger } from 'pino';
+import type { TokenRegistry } from './auth/index.js';
+import { type BlackboardFeature, blackboardFeature } from './blackboard/index.js';
+import { cronFeature } from './cron/index.js';
+import type { HostFeature } from './features/index.js';
+import type { FleetFeature } from './fleet/index.js';
+import { healthFeature } from './health/index.js';
+import { createAgentClient, type Lanes, lanesFeature } from './lanes/index.js';
+import { llmFeature } from './llm/llm-feature.js';
+import { messagesFeature } from './messages/index.js';
+import { OperatorNotices, operatorFeature } from './operator/index.js';
+import { type PubsubFeature, pubsubFeature, topicMatcher } from './pubsub/index.js';
+import type { WorkflowBlackboard, WorkflowEvents, WorkflowsFeature } from './workflows/index.js';
+import { workflowsFeature } from './workflows/index.js';
+
+export interface MeshFeatureDeps {
+  fleet: FleetFeature;
+  tokens: TokenRegistry;
+  logger: Logger;
+  meshStatus: () => MeshStatus;
+  onShutdown: () => void;
+  baseUrlOverrides?: Record<string, string> | undefined;
+}
+
+/** The host's features in start order, and the services the composition root hands on. */
+export interface MeshFeatures {
+  features: HostFeature[];
+  lanes: Lanes;
+  workflows: WorkflowsFeature;
+  notices: OperatorNotices;
+}
+
+/**
+ * Every capability of the host, wired to the ones it uses. Start order is dependency order; the
+ * agents come near the end, so they stop early and every route they call exists before they start.
+ */
+export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
+  const { fleet, tokens } = deps;
+  const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
+  const lanes = lanesFeature({
+    ...agentAccess,
+    pendingEvents: (agent) => pubsub.pubsub().pendingEvents(agent),
+  });
+  const blackboard = blackboardFeature();
+  const pubsub = pubsubFeature({ lanes });
+  const notices = new OperatorNotices(deps.logger);
+  const workflows = workflowsFeature({
+    lanes,
+    blackboard: workflowBlackboard(blackboard),
+    events: workflowEvents(pubsub),
+    notify: notices.publish,
+  });
+  const features: HostFeature[] = [
+    llmFeature({ baseUrlOverrides: deps.baseUrlOverrides }),
+    operatorFeature({ ...agentAccess, meshStatus: deps.meshStatus, onShutdown: deps.onShutdown }),
+    lanes,
+    blackboard,
+    pubsub,
+    messagesFeature({ lanes }),
+    cronFeature({ lanes }),
+    workflows,
+    fleet,
+    healthFeature({ fleet }),
+  ];
+  return { features, lanes, workflows, notices };
+}
+
+/** Workflows read and write the mesh's blackboard (`${blackboard:key}`, `save_to`). */
+function workflowBlackboard(blackboard: BlackboardFeature): WorkflowBlackboard {
+  return {
+    get: (key) => blackboard.store().get(key)?.value,
+    put: (key, value, by) => void blackboard.store().put(key, value, by),
+  };
+}
+
+/** Workflows are triggered by and publish to the mesh's pub/sub. */
+function workflowEvents(pubsub: PubsubFeature): WorkflowEvents {
+  return {
+    publish: (topic, payload, by) => void pubsub.pubsub().publish(topic, payload, by),
+    subscribe: (pattern, onEvent) => {
+      const matches = topicMatcher(pattern);
+      return pubsub.pubsub().listen((event) => {
+        if (matches(event.topic)) onEvent({ topic: event.topic, payload: event.payload, id: event.id });
+      });
+    },
+  };
+}

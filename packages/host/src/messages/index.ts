@@ -1,0 +1,1 @@
+export { messagesFeature, peerMessage } from './messages-feature.js';

@@ -1,0 +1,2 @@
+export { globMatcher } from './glob.js';
+export { type MeshPermission, MeshPermissions } from './mesh-permissions.js';

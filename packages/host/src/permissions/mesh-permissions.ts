@@ -1,0 +1,67 @@
+import { type MeshConfig, OpenLegionError } from '@openlegion/protocol';
+import { globMatcher } from './glob.js';
+
+/** What an agent may be allowed, named as in mesh.yaml under `agents.NAME.permissions`. */
+export type MeshPermission =
+  | 'blackboard.read'
+  | 'blackboard.write'
+  | 'pubsub.publish'
+  | 'pubsub.subscribe'
+  | 'message'
+  | 'credentials'
+  | 'egress';
+
+type Grants = Record<MeshPermission, { patterns: readonly string[]; matches: (target: string) => boolean }>;
+
+const cache = new WeakMap<MeshConfig, MeshPermissions>();
+
+/**
+ * Deny by default: an agent may do only what its `permissions` in mesh.yaml grant, and an agent the
+ * config does not name may do nothing. Every mesh route asks here, so the rules live in one place.
+ */
+export class MeshPermissions {
+  readonly #grants = new Map<string, Grants>();
+
+  /** The permissions of `config` (one instance per config: routes share it). */
+  static of(config: MeshConfig): MeshPermissions {
+    let permissions = cache.get(config);
+    if (!permissions) {
+      permissions = new MeshPermissions(config);
+      cache.set(config, permissions);
+    }
+    return permissions;
+  }
+
+  constructor(config: MeshConfig) {
+    for (const [agent, { permissions }] of Object.entries(config.agents)) {
+      const grant = (patterns: readonly string[]) => ({ patterns, matches: globMatcher(patterns) });
+      this.#grants.set(agent, {
+        'blackboard.read': grant(permissions.blackboard.read),
+        'blackboard.write': grant(permissions.blackboard.write),
+        'pubsub.publish': grant(permissions.pubsub.publish),
+        'pubsub.subscribe': grant(permissions.pubsub.subscribe),
+        message: grant(permissions.message),
+        credentials: grant(permissions.credentials),
+        egress: grant(permissions.egress),
+      });
+    }
+  }
+
+  can(agent: string, permission: MeshPermission, target: string): boolean {
+    return this.#grants.get(agent)?.[permission].matches(target) ?? false;
+  }
+
+  /** Throws 403 MESH_FORBIDDEN naming the agent, the permission, the target and what is granted. */
+  require(agent: string, permission: MeshPermission, target: string): void {
+    if (this.can(agent, permission, target)) return;
+    const granted = this.#grants.get(agent)?.[permission].patterns;
+    const why = granted
+      ? `agents.${agent}.permissions.${permission} in mesh.yaml is ${JSON.stringify(granted)}`
+      : `"${agent}" is not an agent of mesh.yaml`;
+    throw new OpenLegionError(
+      'MESH_FORBIDDEN',
+      `agent "${agent}" may not ${permission.replace('.', ' ')} "${target}": ${why}`,
+      { details: { agent, permission, target } },
+    );
+  }
+}

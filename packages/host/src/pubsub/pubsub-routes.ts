@@ -1,0 +1,136 @@
+import { parseRequest } from '@openlegion/infra/http';
+import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
+import {
+  type MeshEvent,
+  OpenLegionError,
+  publishRequestSchema,
+  subscribeRequestSchema,
+} from '@openlegion/protocol';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { requireAgent } from '../auth/index.js';
+import type { MeshPermissions } from '../permissions/index.js';
+import type { Pubsub } from './pubsub.js';
+import type { PubsubStore, Subscription } from './pubsub-store.js';
+import { topicMatcher } from './topic-pattern.js';
+
+const idParams = z.object({ id: z.coerce.number().int().positive() });
+const streamQuery = z.object({ subscription: z.coerce.number().int().positive() });
+const ackBody = z
+  .object({ subscription: z.number().int().positive(), event_id: z.number().int().positive() })
+  .strict();
+const eventsQuery = z.object({
+  topic: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1_000).default(50),
+});
+
+interface PubsubRouteDeps {
+  pubsub: () => Pubsub;
+  store: () => PubsubStore;
+  permissions: () => MeshPermissions;
+  now: () => number;
+  /** Aborts when the host stops: open streams end then. */
+  stopping: AbortSignal;
+}
+
+/** `/mesh/pubsub/*` for agents (within their permissions) and `/api/pubsub/*` for the operator. */
+export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps): void {
+  const agentAuth = { auth: 'agent' } as const;
+  const operator = { auth: 'operator' } as const;
+  const own = (agent: string, id: number): Subscription => {
+    const subscription = deps.store().subscription(id);
+    if (!subscription || subscription.agent !== agent)
+      throw new OpenLegionError('NOT_FOUND', `agent "${agent}" has no subscription ${id}`, {
+        details: { id },
+      });
+    return subscription;
+  };
+
+  app.post('/mesh/pubsub/publish', { config: agentAuth }, async (request, reply) => {
+    const agent = requireAgent(request);
+    const { topic, payload } = parseRequest(publishRequestSchema, request.body);
+    deps.permissions().require(agent, 'pubsub.publish', topic);
+    const event = await deps.pubsub().publish(topic, payload, agent, traceIdOf(request.headers));
+    return reply.code(201).send({ event });
+  });
+
+  app.post('/mesh/pubsub/subscriptions', { config: agentAuth }, async (request, reply) => {
+    const agent = requireAgent(request);
+    const { pattern, delivery } = parseRequest(subscribeRequestSchema, request.body);
+    deps.permissions().require(agent, 'pubsub.subscribe', pattern);
+    const subscription = deps.store().subscribe(agent, pattern, delivery, deps.now());
+    return reply.code(201).send({ subscription });
+  });
+
+  app.get('/mesh/pubsub/subscriptions', { config: agentAuth }, async (request) => ({
+    subscriptions: deps.store().subscriptions(requireAgent(request)),
+  }));
+
+  app.delete('/mesh/pubsub/subscriptions/:id', { config: agentAuth }, async (request) => {
+    const { id } = parseRequest(idParams, request.params, 'params');
+    own(requireAgent(request), id);
+    deps.store().unsubscribe(id);
+    return { deleted: id };
+  });
+
+  app.post('/mesh/pubsub/ack', { config: agentAuth }, async (request) => {
+    const body = parseRequest(ackBody, request.body);
+    own(requireAgent(request), body.subscription);
+    deps.store().advance(body.subscription, body.event_id);
+    return { subscription: deps.store().subscription(body.subscription) };
+  });
+
+  // At least once: events after the cursor first, then live ones; each unacked event comes again
+  // on the next stream. Frames: `id: <event id>`, `event: event`.
+  app.get('/mesh/pubsub/stream', { config: agentAuth }, async (request, reply) => {
+    const { subscription: id } = parseRequest(streamQuery, request.query, 'query');
+    const subscription = own(requireAgent(request), id);
+    reply.hijack();
+    const stream = openSseResponse(reply.raw);
+    const matches = topicMatcher(subscription.pattern);
+    let sent = subscription.cursor;
+    const send = (event: MeshEvent) => {
+      if (event.id <= sent || !deps.pubsub().mayHear(subscription, event)) return;
+      sent = event.id;
+      stream.send(encodeSseFrame({ id: String(event.id), event: 'event', data: JSON.stringify(event) }));
+    };
+    const live: MeshEvent[] = [];
+    let replaying = true;
+    const stop = deps.pubsub().listen((event) => {
+      if (replaying) live.push(event);
+      else if (matches(event.topic)) send(event);
+    });
+    stream.send(': subscribed\n\n');
+    for (const event of deps.store().eventsAfter(subscription.cursor, subscription.pattern, 10_000))
+      send(event);
+    replaying = false;
+    for (const event of live) if (matches(event.topic)) send(event);
+    const end = () => {
+      stop();
+      stream.end();
+    };
+    stream.signal.addEventListener('abort', stop, { once: true });
+    deps.stopping.addEventListener('abort', end, { once: true });
+  });
+
+  app.post('/api/pubsub/publish', { config: operator }, async (request, reply) => {
+    const { topic, payload } = parseRequest(publishRequestSchema, request.body);
+    const event = await deps.pubsub().publish(topic, payload, 'operator', traceIdOf(request.headers));
+    return reply.code(201).send({ event });
+  });
+
+  app.get('/api/pubsub/events', { config: operator }, async (request) => {
+    const { topic, limit } = parseRequest(eventsQuery, request.query, 'query');
+    return { events: deps.store().recent(limit, topic) };
+  });
+
+  app.get('/api/pubsub/subscriptions', { config: operator }, async () => ({
+    subscriptions: deps.store().subscriptions(),
+  }));
+}
+
+/** The trace id a caller passes along (`x-trace-id`), when it is a sane one. */
+function traceIdOf(headers: Record<string, string | string[] | undefined>): string | null {
+  const value = headers['x-trace-id'];
+  return typeof value === 'string' && /^[\w.:-]{1,100}$/.test(value) ? value : null;
+}

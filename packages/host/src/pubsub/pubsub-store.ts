@@ -1,0 +1,128 @@
+import type { Database } from '@openlegion/infra/sqlite';
+import type { MeshEvent } from '@openlegion/protocol';
+import { topicMatcher } from './topic-pattern.js';
+
+/** A durable subscription: events after `cursor` on topics matching `pattern` are owed to `agent`. */
+export interface Subscription {
+  id: number;
+  agent: string;
+  pattern: string;
+  delivery: 'stream' | 'lane';
+  /** The last event acknowledged (or handed to the lane). */
+  cursor: number;
+  created_at: number;
+}
+
+interface EventRow {
+  id: number;
+  topic: string;
+  payload: string;
+  published_by: string;
+  published_at: number;
+  trace_id: string | null;
+}
+
+const toEvent = (row: EventRow): MeshEvent => ({ ...row, payload: JSON.parse(row.payload) });
+
+/** The event log and the subscriptions with their cursors, in mesh.db. */
+export class PubsubStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  append(event: Omit<MeshEvent, 'id'>): MeshEvent {
+    const { lastInsertRowid } = this.#db
+      .prepare(
+        'INSERT INTO pubsub_events (topic, payload, published_by, published_at, trace_id) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(
+        event.topic,
+        JSON.stringify(event.payload),
+        event.published_by,
+        event.published_at,
+        event.trace_id,
+      );
+    return { ...event, id: Number(lastInsertRowid) };
+  }
+
+  /** Events after `cursor` whose topic matches `pattern`, oldest first. */
+  eventsAfter(cursor: number, pattern: string, limit = 500): MeshEvent[] {
+    const matches = topicMatcher(pattern);
+    const events: MeshEvent[] = [];
+    const rows = this.#db
+      .prepare<[number], EventRow>('SELECT * FROM pubsub_events WHERE id > ? ORDER BY id')
+      .iterate(cursor);
+    for (const row of rows) {
+      if (!matches(row.topic)) continue;
+      events.push(toEvent(row));
+      if (events.length >= limit) break;
+    }
+    return events;
+  }
+
+  recent(limit: number, topic?: string): MeshEvent[] {
+    const matches = topic ? topicMatcher(topic) : () => true;
+    return this.#db
+      .prepare<[number], EventRow>('SELECT * FROM pubsub_events ORDER BY id DESC LIMIT ?')
+      .all(limit * 10)
+      .filter((row) => matches(row.topic))
+      .slice(0, limit)
+      .map(toEvent)
+      .reverse();
+  }
+
+  lastEventId(): number {
+    return (
+      this.#db.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM pubsub_events').get()?.id ?? 0
+    );
+  }
+
+  /** Subscribe (again): an existing subscription of the agent to the pattern is kept with its cursor. */
+  subscribe(agent: string, pattern: string, delivery: Subscription['delivery'], now: number): Subscription {
+    this.#db
+      .prepare(
+        `INSERT INTO pubsub_subscriptions (agent, pattern, delivery, cursor, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (agent, pattern) DO UPDATE SET delivery = excluded.delivery`,
+      )
+      .run(agent, pattern, delivery, this.lastEventId(), now);
+    return this.#db
+      .prepare<[string, string], Subscription>(
+        'SELECT * FROM pubsub_subscriptions WHERE agent = ? AND pattern = ?',
+      )
+      .get(agent, pattern) as Subscription;
+  }
+
+  subscription(id: number): Subscription | undefined {
+    return this.#db
+      .prepare<[number], Subscription>('SELECT * FROM pubsub_subscriptions WHERE id = ?')
+      .get(id);
+  }
+
+  subscriptions(agent?: string): Subscription[] {
+    return agent === undefined
+      ? this.#db.prepare<[], Subscription>('SELECT * FROM pubsub_subscriptions ORDER BY id').all()
+      : this.#db
+          .prepare<[string], Subscription>('SELECT * FROM pubsub_subscriptions WHERE agent = ? ORDER BY id')
+          .all(agent);
+  }
+
+  unsubscribe(id: number): boolean {
+    return this.#db.prepare('DELETE FROM pubsub_subscriptions WHERE id = ?').run(id).changes > 0;
+  }
+
+  /** Move a cursor forward (never back: a late ack of an older event changes nothing). */
+  advance(id: number, eventId: number): void {
+    this.#db.prepare('UPDATE pubsub_subscriptions SET cursor = max(cursor, ?) WHERE id = ?').run(eventId, id);
+  }
+
+  /** Bounded retention: keep the newest `keep` events and none older than `olderThan`. */
+  prune(keep: number, olderThan: number): number {
+    return this.#db
+      .prepare(
+        'DELETE FROM pubsub_events WHERE id <= (SELECT max(id) FROM pubsub_events) - ? OR published_at < ?',
+      )
+      .run(keep, olderThan).changes;
+  }
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** Blackboard keys: 1–256 printable characters, not starting with `/`. */
+export const blackboardKeySchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[^/\p{C}][^\p{C}]*$/u, 'a key is printable text that does not start with "/"');
+
+/** One blackboard entry as the mesh API returns it. */
+export const blackboardEntrySchema = z.object({
+  key: z.string(),
+  value: z.unknown(),
+  /** 1 for the first write, one more for each write after. */
+  version: z.number().int(),
+  updated_by: z.string(),
+  updated_at: z.number(),
+  /** When the entry vanishes (ms since the epoch); null when it lasts. */
+  expires_at: z.number().nullable(),
+});
+export type BlackboardEntry = z.infer<typeof blackboardEntrySchema>;
+
+/** `PUT /mesh/blackboard/entries/:key`. `if_version: 0` means "only if the key does not exist". */
+export const blackboardPutSchema = z
+  .object({
+    value: z.json(),
+    if_version: z.number().int().min(0).optional(),
+    ttl_s: z.number().int().positive().max(31_536_000).optional(),
+  })
+  .strict();
+export type BlackboardPut = z.infer<typeof blackboardPutSchema>;
+
+/** A change the blackboard's watchers see (SSE event `put` or `delete`). */
+export interface BlackboardChange {
+  kind: 'put' | 'delete';
+  key: string;
+  version: number;
+  by: string;
+  at: number;
+  /** The new entry for `put`. */
+  entry?: BlackboardEntry;
+}
+
+/** Dot-separated topics: `research.done`, `tasks.new.urgent`. */
+export const topicSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'a topic is dot-separated words (letters, digits, _ and -)');
+
+/** `POST /mesh/pubsub/publish`. */
+export const publishRequestSchema = z.object({ topic: topicSchema, payload: z.json() }).strict();
+
+/** One published event as subscribers receive it. */
+export const meshEventSchema = z.object({
+  /** Increases with each event: a subscriber's cursor. */
+  id: z.number().int(),
+  topic: z.string(),
+  payload: z.unknown(),
+  published_by: z.string(),
+  published_at: z.number(),
+  trace_id: z.string().nullable(),
+});
+export type MeshEvent = z.infer<typeof meshEventSchema>;
+
+/** `POST /mesh/pubsub/subscriptions`: a durable subscription to topics matching `pattern` (a glob). */
+export const subscribeRequestSchema = z
+  .object({
+    pattern: z.string().min(1).max(200),
+    /** `stream`: read over SSE and ack; `lane`: each event wakes the agent as a message. */
+    delivery: z.enum(['stream', 'lane']).default('stream'),
+  })
+  .strict();
+
+/** `POST /mesh/messages`: to another agent's lane; `ask` waits for its answer. */
+export const agentMessageSchema = z
+  .object({
+    to: z.string().min(1),
+    message: z.string().min(1).max(100_000),
+    mode: z.enum(['send', 'ask']).default('send'),
+    /** For `ask`: how long to wait for the answer (default 120 s). */
+    timeout_s: z.number().int().positive().max(3_600).optional(),
+  })
+  .strict();
