@@ -175,6 +175,30 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     }
   });
 
+  it('follows one trace id from the CLI through the lane into the agent and its LLM call; the blackboard from the CLI', async () => {
+    expect((await cli('send', 'alpha', 'hello')).code).toBe(0);
+    const listed = await cli('traces', '--json');
+    const traces = JSON.parse(listed.stdout) as Array<{ trace_id: string; agents: string[] }>;
+    const latest = traces.find((trace) => trace.agents.includes('alpha'));
+    expect(latest, listed.stdout).toBeDefined();
+    const hops = JSON.parse((await cli('traces', latest?.trace_id ?? '', '--json')).stdout) as Array<{
+      hop: string;
+      agent: string;
+    }>;
+    expect(hops.map((hop) => hop.hop)).toEqual(
+      expect.arrayContaining(['lane.queued', 'lane.running', 'http POST /v1/chat/completions', 'lane.done']),
+    );
+    expect(hops.find((hop) => hop.hop.startsWith('http POST /v1'))?.agent).toBe('alpha');
+
+    expect((await cli('blackboard', 'set', 'plan/today', '{"focus":"tides"}')).stdout).toBe('plan/today: v1\n');
+    expect((await cli('blackboard', 'get', 'plan/today')).stdout).toContain('"focus": "tides"');
+    expect((await cli('blackboard', 'list', 'plan/')).stdout).toMatch(/^plan\/today {2}v1 {2}operator/);
+    expect((await cli('blackboard', 'rm', 'plan/today')).stdout).toBe('plan/today: deleted\n');
+    const gone = await cli('blackboard', 'get', 'plan/today');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('no blackboard entry "plan/today"');
+  });
+
   it("manages an agent's memory from the CLI: import, search, stats, export, doctor, bad lines", async () => {
     const item = (id: number, abstract: string) =>
       JSON.stringify({

@@ -87,10 +87,11 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     authed.addHook('onRequest', bearerAuth(deps.env.MESH_TOKEN));
     if (deps.memory) authed.register(memoryRoutes(deps.memory));
     authed.post('/chat', async (request, reply) => {
-      const { message, conversation_id: conversationId } = parseRequest(
-        chatRequestSchema,
-        request.body ?? {},
-      );
+      const {
+        message,
+        conversation_id: conversationId,
+        trace_id: traceId,
+      } = parseRequest(chatRequestSchema, request.body ?? {});
       const agent = deps.ready();
       if (agent === undefined) throw new OpenLegionError('AGENT_NOT_READY', 'the agent is still starting');
       if (activeChats.has(conversationId)) {
@@ -108,7 +109,11 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
         stream.send(formatSseEvent(event));
       };
       try {
-        await agent.chat.runChat({ message, conversationId }, emit, stream.signal);
+        await agent.chat.runChat(
+          { message, conversationId, ...(traceId ? { traceId } : {}) },
+          emit,
+          stream.signal,
+        );
       } catch (error) {
         request.log.error({ err: error }, 'chat failed');
         emit({

@@ -54,4 +54,17 @@ describe('createChatLoop (against the fake LLM directly)', () => {
       [],
     ]);
   });
+
+  it("sends the turn's trace id with its LLM call, so the host's trace shows the call", async () => {
+    const client = loadLlmClient({ meshUrl: new URL(llm.url).origin, token: 'chat-loop-test-token' });
+    const chat = createChatLoop({ self, store, llm: () => client, logger: pino({ level: 'silent' }) });
+    const events: ChatEvent[] = [];
+    await chat.runChat(
+      { message: 'hi', conversationId: 'c', traceId: 'trace-chat-1' },
+      (event) => events.push(event),
+      new AbortController().signal,
+    );
+    expect(events.at(-1)?.type).toBe('done');
+    expect(llm.requests.at(-1)?.headers['x-trace-id']).toBe('trace-chat-1');
+  });
 });

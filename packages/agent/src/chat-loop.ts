@@ -10,6 +10,8 @@ type LlmMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 export interface ChatTurn {
   message: string;
   conversationId: string;
+  /** Where the work entered the mesh; sent with each LLM call so the host's trace shows it. */
+  traceId?: string;
 }
 
 export type EmitChatEvent = (event: ChatEvent) => void;
@@ -60,7 +62,11 @@ export function createChatLoop(deps: ChatLoopDeps): ChatLoop {
       let text: string;
       try {
         const idleTimeoutMs = deps.streamIdleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
-        text = await streamCompletion({ llm, model: self.model, messages, idleTimeoutMs }, emit, signal);
+        text = await streamCompletion(
+          { llm, model: self.model, messages, idleTimeoutMs, traceId: turn.traceId },
+          emit,
+          signal,
+        );
       } catch (error) {
         if (signal.aborted) {
           log.info({ ms: Date.now() - startedMs }, 'chat aborted by client');
@@ -86,6 +92,7 @@ interface CompletionRequest {
   model: string;
   messages: LlmMessage[];
   idleTimeoutMs: number;
+  traceId?: string | undefined;
 }
 
 /** One streamed completion: emits deltas and usage, returns the full text. Tool rounds will loop this. */
@@ -94,14 +101,17 @@ async function streamCompletion(
   emit: EmitChatEvent,
   signal: AbortSignal,
 ): Promise<string> {
-  const { llm, model, messages, idleTimeoutMs } = request;
+  const { llm, model, messages, idleTimeoutMs, traceId } = request;
   const idle = new AbortController();
   const stall = () => idle.abort(new Error(`the LLM stream sent nothing for ${idleTimeoutMs} ms`));
   let idleTimer = setTimeout(stall, idleTimeoutMs);
   try {
     const stream = await llm.chat.completions.create(
       { model, messages, stream: true, stream_options: { include_usage: true } },
-      { signal: AbortSignal.any([signal, idle.signal]) },
+      {
+        signal: AbortSignal.any([signal, idle.signal]),
+        ...(traceId ? { headers: { 'x-trace-id': traceId } } : {}),
+      },
     );
     let text = '';
     let finished = false;

@@ -6,6 +6,7 @@ import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerMemoryCommands } from './commands/memory.js';
+import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
@@ -105,6 +106,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerMemoryCommands(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);
+  registerMeshCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config

@@ -11,6 +11,7 @@ import { llmFeature } from './llm/llm-feature.js';
 import { messagesFeature } from './messages/index.js';
 import { OperatorNotices, operatorFeature } from './operator/index.js';
 import { type PubsubFeature, pubsubFeature, topicMatcher } from './pubsub/index.js';
+import { tracesFeature } from './traces/index.js';
 import type { WorkflowBlackboard, WorkflowEvents, WorkflowsFeature } from './workflows/index.js';
 import { workflowsFeature } from './workflows/index.js';
 
@@ -38,9 +39,11 @@ export interface MeshFeatures {
 export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
   const { fleet, tokens } = deps;
   const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
+  const traces = tracesFeature();
   const lanes = lanesFeature({
     ...agentAccess,
     pendingEvents: (agent) => pubsub.pubsub().pendingEvents(agent),
+    onItem: traces.laneItem,
   });
   const blackboard = blackboardFeature();
   const pubsub = pubsubFeature({ lanes });
@@ -52,6 +55,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     notify: notices.publish,
   });
   const features: HostFeature[] = [
+    traces,
     llmFeature({ baseUrlOverrides: deps.baseUrlOverrides }),
     operatorFeature({ ...agentAccess, meshStatus: deps.meshStatus, onShutdown: deps.onShutdown }),
     lanes,

@@ -6,10 +6,10 @@ import { fetchStatus } from '../commands/status.js';
 import type { HostConnection } from '../host-connection.js';
 import { REPL_COMMANDS as CORE_COMMANDS, say } from './repl-commands.js';
 import { appendHistory, HISTORY_LINES, historyFile, loadHistory } from './repl-history.js';
+import { MESH_REPL_COMMANDS, offerNewApprovals } from './repl-mesh-commands.js';
 import { knownAgent, type ReplSession } from './repl-session.js';
-import { offerNewApprovals, WORKFLOW_REPL_COMMANDS } from './repl-workflow-commands.js';
 
-const REPL_COMMANDS = [...CORE_COMMANDS, ...WORKFLOW_REPL_COMMANDS];
+const REPL_COMMANDS = [...CORE_COMMANDS, ...MESH_REPL_COMMANDS];
 
 /** Commands that act on the turn that is streaming, so they run at once while it does. */
 const ACTS_ON_RUNNING_TURN = /^\/(steer|interrupt)(\s|$)/;

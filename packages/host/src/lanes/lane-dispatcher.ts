@@ -18,6 +18,8 @@ export interface LaneDispatcherDeps {
   /** Hand a finished item's result to where the work came from (channels, cron, workflows). */
   deliver(item: LaneItem): Promise<void>;
   watchdogMs: number;
+  /** Told when an item starts running and when it settles (traces). */
+  onItem?: (item: LaneItem, phase: 'running' | 'settled') => void;
 }
 
 /** Times a turn whose agent went away is tried again (once it is back) before it fails visibly. */
@@ -129,6 +131,7 @@ export class LaneDispatcher {
     const controller = new AbortController();
     const item = repo.markRunning(queued.id, clock.now());
     this.#running.set(item.agent, { item, controller });
+    this.#deps.onItem?.(item, 'running');
     const log = this.#deps.logger.child({ agent: item.agent, lane_item: item.id, trace: item.traceId });
     let watchdog = this.#armWatchdog(item, controller);
     let streamed = false;
@@ -207,6 +210,7 @@ export class LaneDispatcher {
   }
 
   async #settle(item: LaneItem): Promise<void> {
+    this.#deps.onItem?.(item, 'settled');
     this.#notify(item.id, { type: 'settled', item });
     this.#listeners.delete(item.id);
     if (item.state !== 'done' && item.state !== 'failed') return;

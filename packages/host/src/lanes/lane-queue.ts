@@ -14,6 +14,8 @@ export interface LaneQueueDeps {
   agentState(agent: string): string | undefined;
   /** Deliver a steer to the turn running in a conversation; false when none is running. */
   steer(agent: string, conversationId: string, message: string): Promise<boolean>;
+  /** Told of a new item before it can start (traces). */
+  onQueued?(item: LaneItem): void;
 }
 
 /** What enqueueing did with the message. */
@@ -91,6 +93,7 @@ export async function enqueue(deps: LaneQueueDeps, request: LaneRequest): Promis
   }
   const notBefore = mode === 'collect' ? now + config.lanes.collect_debounce_ms : now;
   const { item } = repo.insert({ ...fields, notBefore });
+  deps.onQueued?.(item);
   if (mode === 'interrupt') dispatcher.interrupt(request.agent);
   dispatcher.kick(request.agent);
   return { item, outcome: 'queued' };

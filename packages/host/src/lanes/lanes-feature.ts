@@ -10,7 +10,10 @@ import { LaneRepository } from './lane-repository.js';
 import { registerLaneRoutes } from './lane-routes.js';
 import type { Lanes } from './lanes.js';
 
-export type LanesFeatureOptions = AgentTurnDeps;
+export type LanesFeatureOptions = AgentTurnDeps & {
+  /** Told of each item as it is queued, starts running and settles (traces). */
+  onItem?: (item: LaneItem, phase: 'queued' | 'running' | 'settled') => void;
+};
 
 /**
  * One persisted FIFO per agent in mesh.db: serial within an agent, parallel across agents. Work
@@ -30,6 +33,7 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
       clock: context.clock,
       logger: context.logger.child({ component: 'lanes' }),
       isReady: (agent) => options.registry().get(agent)?.state === 'ready',
+      ...(options.onItem ? { onItem: options.onItem } : {}),
       runTurn: (item, emit, signal) =>
         runAgentTurn(options, item, emit, signal, {
           messages: repo.queuedCount(item.agent),
@@ -48,9 +52,9 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
   const registry = (): AgentRegistry => options.registry();
 
   const lanes: Lanes = {
-    enqueue: (request) => {
+    enqueue: async (request) => {
       const { repo, dispatcher, context } = current();
-      return enqueue(
+      const enqueued = await enqueue(
         {
           config: context.config,
           repo,
@@ -58,9 +62,12 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
           clock: context.clock,
           agentState: (agent) => options.registry().get(agent)?.state,
           steer: (...args) => steerAgent(options, ...args),
+          onQueued: (item) => options.onItem?.(item, 'queued'),
         },
         request,
       );
+      if (enqueued.outcome === 'steered') options.onItem?.(enqueued.item, 'settled');
+      return enqueued;
     },
     follow: (item) => followItem(current().dispatcher, current().repo, item),
     cancel: (id) => current().dispatcher.cancel(id),

@@ -1,4 +1,5 @@
 import { type PendingApproval, pendingApprovalSchema, workflowListingSchema } from '@openlegion/protocol';
+import { blackboardAction, showTraces } from '../commands/mesh-state.js';
 import { answer, collectInput, printListing, runOf } from '../commands/workflow.js';
 import { drawRun } from '../commands/workflow-dag-text.js';
 import { requestJson } from '../host-connection.js';
@@ -54,8 +55,8 @@ function decision(name: 'approve' | 'reject'): ReplCommand {
   };
 }
 
-/** `/workflow`, `/approvals`, `/approve`, `/reject`: DAG workflows from the REPL. */
-export const WORKFLOW_REPL_COMMANDS: ReplCommand[] = [
+/** The REPL's mesh commands: workflows and approvals, the blackboard, traces. */
+export const MESH_REPL_COMMANDS: ReplCommand[] = [
   {
     name: 'workflow',
     usage: '/workflow list|run NAME [k=v…]|status [RUN]|cancel RUN',
@@ -108,4 +109,35 @@ export const WORKFLOW_REPL_COMMANDS: ReplCommand[] = [
   },
   decision('approve'),
   decision('reject'),
+  {
+    name: 'blackboard',
+    usage: '/blackboard list [PREFIX]|get KEY|set KEY JSON|del KEY',
+    description: "the mesh's shared state",
+    async run(session, args) {
+      const [action = 'list', key = '', ...value] = words(args);
+      await blackboardAction(
+        session.host,
+        session.output,
+        action === 'del' ? 'rm' : action,
+        key,
+        value.length > 0 ? value.join(' ') : undefined,
+      );
+    },
+  },
+  {
+    name: 'traces',
+    usage: '/traces',
+    description: 'recent traces (where work entered, hops, agents)',
+    run: (session) => showTraces(session.host, session.output),
+  },
+  {
+    name: 'debug',
+    usage: '/debug TRACE',
+    description: 'every hop of one trace',
+    async run(session, args) {
+      const [id] = words(args);
+      if (!id) return session.output.err('usage: /debug TRACE (ids: /traces)\n');
+      await showTraces(session.host, session.output, id);
+    },
+  },
 ];

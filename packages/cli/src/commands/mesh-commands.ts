@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import type { CommandKit } from '../command-kit.js';
+import { connectToHost } from '../host-connection.js';
+import { blackboardAction, showTraces } from './mesh-state.js';
+
+/** `openlegion traces [id]` and `openlegion blackboard list|get|set|rm`. */
+export function registerMeshCommands(program: Command, kit: CommandKit): void {
+  program
+    .command('traces')
+    .description('recent traces, or every hop of one (lanes, agents, LLM and mesh calls)')
+    .argument('[id]', 'a trace id')
+    .addOption(kit.configOption())
+    .option('--json', 'print JSON')
+    .action((id: string | undefined, options: { config: string; json?: boolean }) =>
+      kit.run(async () => {
+        await showTraces(await connectToHost(options.config), kit.output, id, options.json);
+        return 0;
+      })(),
+    );
+
+  const blackboard = program.command('blackboard').description("the mesh's shared state, as the operator");
+  const actions = [
+    ['list', 'entries under a prefix', '[prefix]'],
+    ['get', 'one entry', '<key>'],
+    ['rm', 'delete an entry', '<key>'],
+  ] as const;
+  for (const [action, description, argument] of actions) {
+    blackboard
+      .command(action)
+      .description(description)
+      .argument(argument)
+      .addOption(kit.configOption())
+      .action((key: string | undefined, options: { config: string }) =>
+        kit.run(async () => {
+          await blackboardAction(await connectToHost(options.config), kit.output, action, key ?? '');
+          return 0;
+        })(),
+      );
+  }
+  blackboard
+    .command('set')
+    .description('write an entry (JSON, or plain text kept as a string)')
+    .argument('<key>')
+    .argument('<value>')
+    .addOption(kit.configOption())
+    .action((key: string, value: string, options: { config: string }) =>
+      kit.run(async () => {
+        await blackboardAction(await connectToHost(options.config), kit.output, 'set', key, value);
+        return 0;
+      })(),
+    );
+}

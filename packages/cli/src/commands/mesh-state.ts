@@ -1,0 +1,102 @@
+import type { BlackboardEntry } from '@openlegion/protocol';
+import { InvalidArgumentError } from 'commander';
+import type { CliOutput } from '../cli-output.js';
+import { type HostConnection, requestJson } from '../host-connection.js';
+
+/** A trace as `GET /api/traces` lists it. */
+interface TraceSummary {
+  trace_id: string;
+  started_at: number;
+  ended_at: number;
+  hops: number;
+  agents: string[];
+  entry: string;
+}
+interface TraceEvent {
+  at: number;
+  hop: string;
+  agent: string | null;
+  detail: Record<string, unknown>;
+}
+
+const entryPath = (key: string) =>
+  `/api/blackboard/entries/${key.split('/').map(encodeURIComponent).join('/')}`;
+const oneLine = (value: unknown, max = 80) => {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+};
+
+/** The newest traces, one line each; or one trace, a line per hop with its time since the first. */
+export async function showTraces(
+  host: HostConnection,
+  output: CliOutput,
+  id?: string,
+  json = false,
+): Promise<void> {
+  if (id) {
+    const { events } = (await requestJson(host, 'GET', `/api/traces/${encodeURIComponent(id)}`)) as {
+      events: TraceEvent[];
+    };
+    if (json) return output.out(`${JSON.stringify(events, null, 2)}\n`);
+    const first = events[0]?.at ?? 0;
+    output.out(`trace ${id}: ${events.length} hops\n`);
+    for (const event of events)
+      output.out(
+        `  +${String(event.at - first).padStart(6)} ms  ${event.hop.padEnd(34)} ${(event.agent ?? '-').padEnd(12)} ${oneLine(event.detail, 60)}\n`,
+      );
+    return;
+  }
+  const { traces } = (await requestJson(host, 'GET', '/api/traces?limit=20')) as { traces: TraceSummary[] };
+  if (json) return output.out(`${JSON.stringify(traces, null, 2)}\n`);
+  if (traces.length === 0) return output.out('no traces yet\n');
+  for (const trace of traces)
+    output.out(
+      `${trace.trace_id}  ${new Date(trace.started_at).toISOString()}  ${trace.hops} hops  ${trace.ended_at - trace.started_at} ms  ${trace.agents.join(',')}  (${trace.entry})\n`,
+    );
+}
+
+/** `list [prefix]`, `get KEY`, `set KEY JSON`, `rm KEY` on the blackboard, as the operator. */
+export async function blackboardAction(
+  host: HostConnection,
+  output: CliOutput,
+  action: string,
+  key = '',
+  value?: string,
+): Promise<void> {
+  if (action === 'list') {
+    const { entries } = (await requestJson(
+      host,
+      'GET',
+      `/api/blackboard/entries?limit=200&prefix=${encodeURIComponent(key)}`,
+    )) as { entries: BlackboardEntry[] };
+    if (entries.length === 0) return output.out(`no entries${key ? ` under "${key}"` : ''}\n`);
+    for (const entry of entries)
+      output.out(`${entry.key}  v${entry.version}  ${entry.updated_by}  ${oneLine(entry.value)}\n`);
+    return;
+  }
+  if (!key) throw new InvalidArgumentError(`blackboard ${action} needs a KEY`);
+  if (action === 'get') {
+    const { entry } = (await requestJson(host, 'GET', entryPath(key))) as { entry: BlackboardEntry };
+    return output.out(
+      `${JSON.stringify(entry.value, null, 2)}\n(v${entry.version} by ${entry.updated_by})\n`,
+    );
+  }
+  if (action === 'set') {
+    if (value === undefined) throw new InvalidArgumentError('blackboard set needs KEY and a JSON VALUE');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = value; // plain text is kept as a JSON string
+    }
+    const { entry } = (await requestJson(host, 'PUT', entryPath(key), { value: parsed })) as {
+      entry: BlackboardEntry;
+    };
+    return output.out(`${entry.key}: v${entry.version}\n`);
+  }
+  if (action === 'rm') {
+    await requestJson(host, 'DELETE', entryPath(key));
+    return output.out(`${key}: deleted\n`);
+  }
+  throw new InvalidArgumentError(`unknown blackboard action "${action}" (list, get, set, rm)`);
+}

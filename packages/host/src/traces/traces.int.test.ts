@@ -1,0 +1,76 @@
+import { formatSseEvent } from '@openlegion/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
+import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
+import { TokenRegistry } from '../auth/index.js';
+import { fleetFeature } from '../fleet/index.js';
+import { createAgentClient, lanesFeature } from '../lanes/index.js';
+import { messagesFeature } from '../messages/index.js';
+import { tracesFeature } from './traces-feature.js';
+
+/** Stand-in agents behind a fake fetch: each answers "ok", and records the trace id it was given. */
+const traceIdsSeen: string[] = [];
+const fakeFetch = (async (_url: string | URL | Request, init?: RequestInit) => {
+  const body = JSON.parse(String(init?.body)) as { conversation_id: string; trace_id: string };
+  traceIdsSeen.push(body.trace_id);
+  const frames =
+    formatSseEvent({ type: 'text_delta', text: 'ok' }) +
+    formatSseEvent({ type: 'done', conversation_id: body.conversation_id, text: 'ok' });
+  return new Response(frames, { headers: { 'content-type': 'text/event-stream' } });
+}) as typeof fetch;
+
+describe('traces', () => {
+  let host: FeatureTestHost;
+
+  beforeAll(async () => {
+    const tokens = new TokenRegistry();
+    const traces = tracesFeature();
+    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
+    const lanes = lanesFeature({
+      registry: fleet.registry,
+      tokens,
+      agentClient: createAgentClient({ fetch: fakeFetch }),
+      onItem: traces.laneItem,
+    });
+    host = await startFeatureTestHost(
+      [traces, lanes, messagesFeature({ lanes }), fleet],
+      {
+        llm: { providers: { openai: {} } },
+        agents: { researcher: { permissions: { message: ['writer'] } }, writer: {} },
+      },
+      { tokens, start: false },
+    );
+    for (const name of ['researcher', 'writer']) {
+      fleet
+        .registry()
+        .register({ name, runtime: 'process', model: 'openai/gpt-4.1-mini', url: `http://${name}.test` });
+      fleet.registry().markReady(name);
+      tokens.mint(name);
+    }
+  });
+  afterAll(() => host.stop());
+
+  it('shows one trace id at every hop: the call that entered, the lane moves, the agent it reached', async () => {
+    const asked = await host.app.inject({
+      method: 'POST',
+      url: '/mesh/messages',
+      headers: { ...host.agentAuth('researcher'), 'x-trace-id': 'trace-abc' },
+      payload: { to: 'writer', message: 'title?', mode: 'ask' },
+    });
+    expect(asked.statusCode).toBe(200);
+    expect(traceIdsSeen).toEqual(['trace-abc']);
+    const trace = await host.app.inject({ url: '/api/traces/trace-abc', headers: host.operatorAuth });
+    expect(
+      trace.json().events.map((event: { hop: string; agent: string }) => [event.hop, event.agent]),
+    ).toEqual([
+      ['lane.queued', 'writer'],
+      ['lane.running', 'writer'],
+      ['lane.done', 'writer'],
+      ['http POST /mesh/messages', 'researcher'],
+    ]);
+    const recent = await host.app.inject({ url: '/api/traces', headers: host.operatorAuth });
+    expect(recent.json().traces[0]).toMatchObject({ trace_id: 'trace-abc', hops: 4, entry: 'lane.queued' });
+    const missing = await host.app.inject({ url: '/api/traces/nope', headers: host.operatorAuth });
+    expect(missing.statusCode).toBe(404);
+  });
+});
