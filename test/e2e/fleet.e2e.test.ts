@@ -190,7 +190,9 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     );
     expect(hops.find((hop) => hop.hop.startsWith('http POST /v1'))?.agent).toBe('alpha');
 
-    expect((await cli('blackboard', 'set', 'plan/today', '{"focus":"tides"}')).stdout).toBe('plan/today: v1\n');
+    expect((await cli('blackboard', 'set', 'plan/today', '{"focus":"tides"}')).stdout).toBe(
+      'plan/today: v1\n',
+    );
     expect((await cli('blackboard', 'get', 'plan/today')).stdout).toContain('"focus": "tides"');
     expect((await cli('blackboard', 'list', 'plan/')).stdout).toMatch(/^plan\/today {2}v1 {2}operator/);
     expect((await cli('blackboard', 'rm', 'plan/today')).stdout).toBe('plan/today: deleted\n');
