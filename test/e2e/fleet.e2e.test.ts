@@ -1,4 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +29,21 @@ const script = {
     { match: { last_message: 'remember' }, reply: { text: 'I remember our talk.' } },
   ],
 };
+
+/** The throwaway "outside site": a container of ours on its own network, the one CIDR alpha may reach. */
+const SITE_SUBNET = '10.213.77.0/24';
+const SITE_ADDRESS = '10.213.77.10';
+
+/** Retry `attempt` until it answers (a container's server takes a moment to listen). */
+async function waitForAnswer(attempt: () => Promise<string>): Promise<string> {
+  let last = '';
+  for (let tries = 0; tries < 20; tries += 1) {
+    last = await attempt();
+    if (last.startsWith('200')) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return last;
+}
 
 const requireDocker = process.env.OPENLEGION_REQUIRE_DOCKER === '1';
 const haveDocker = await dockerAnswers();
@@ -68,7 +85,12 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
 
   beforeAll(async () => {
     llm = await startFakeLlm({ script });
-    mesh = await writeMesh({ prefix: `e2e-${runtime.slice(0, 4)}`, providerUrl: llm.url, runtime });
+    mesh = await writeMesh({
+      prefix: `e2e-${runtime.slice(0, 4)}`,
+      providerUrl: llm.url,
+      runtime,
+      agentFields: { alpha: `permissions: { egress: ["${SITE_SUBNET}", localhost] }` },
+    });
     const start = await cli('start', '--detach');
     expect(start.code, start.stdout + start.stderr).toBe(0);
     expect(start.stdout).toMatch(/✓ alpha ready in/);
@@ -327,6 +349,72 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
         expect(env).not.toMatch(/API_KEY|E2E_PROVIDER/);
         const names = info.Config.Env.map((entry) => entry.split('=')[0]);
         expect(names).toEqual(expect.arrayContaining(['AGENT_ID', 'MESH_URL', 'MESH_TOKEN']));
+      }
+    });
+
+    it('locks the network: a 0.0.0.0 listener here is out of reach; egress only through the proxy, as allowed', async () => {
+      const listener = createServer((socket) => socket.end('hi'));
+      await new Promise<void>((resolve) => listener.listen(0, '0.0.0.0', resolve));
+      const port = (listener.address() as AddressInfo).port;
+      const container = `openlegion-${mesh.name}-alpha`;
+      const env = Object.fromEntries(
+        (await inspectContainer(container)).Config.Env.map((entry) => [
+          entry.split('=')[0],
+          entry.slice(entry.indexOf('=') + 1),
+        ]),
+      );
+      const gateway = new URL(env.MESH_URL ?? '').hostname;
+      expect(env.HTTP_PROXY).toMatch(
+        new RegExp(`^http://alpha:[^@]+@${gateway.replace(/\./g, '\\.')}:${mesh.port + 1}$`),
+      );
+      const dial = `const s = require('net').connect(${port}, '${gateway}'); s.setTimeout(2500);
+        s.on('connect', () => { console.log('reached'); process.exit(0); });
+        s.on('timeout', () => { console.log('blocked: timeout'); process.exit(0); });
+        s.on('error', (e) => { console.log('blocked: ' + e.code); process.exit(0); });`;
+      try {
+        expect((await docker('exec', container, 'node', '-e', dial)).trim()).toMatch(/^blocked: /);
+      } finally {
+        listener.close();
+      }
+      // A plain HTTP request through the proxy in HTTP_PROXY, with the credentials in it.
+      const viaProxy = (url: string) =>
+        `const proxy = new URL(process.env.HTTP_PROXY);
+         const auth = Buffer.from(decodeURIComponent(proxy.username) + ':' + decodeURIComponent(proxy.password)).toString('base64');
+         require('http').get({ host: proxy.hostname, port: proxy.port, path: '${url}', headers: { 'proxy-authorization': 'Basic ' + auth } }, (res) => {
+           let body = ''; res.on('data', (c) => (body += c)); res.on('end', () => console.log(res.statusCode + ' ' + body.trim()));
+         }).on('error', (e) => console.log('error ' + e.message));`;
+      const site = `ol-e2e-site-${mesh.name}`;
+      await docker('network', 'create', '--subnet', SITE_SUBNET, site);
+      try {
+        await docker(
+          'run',
+          '-d',
+          '--name',
+          site,
+          '--network',
+          site,
+          '--ip',
+          SITE_ADDRESS,
+          '--user',
+          '1000',
+          'openlegion-agent:latest',
+          'node',
+          '-e',
+          "require('http').createServer((q, r) => r.end('site says hi')).listen(8080)",
+        );
+        const allowed = await waitForAnswer(() =>
+          docker('exec', container, 'node', '-e', viaProxy(`http://${SITE_ADDRESS}:8080/`)),
+        );
+        expect(allowed.trim()).toBe('200 site says hi');
+        expect(
+          (await docker('exec', container, 'node', '-e', viaProxy('http://denied.example/'))).trim(),
+        ).toBe('403 egress refused: denied.example is not in agents.alpha.permissions.egress');
+        expect(
+          (await docker('exec', container, 'node', '-e', viaProxy('http://localhost:8420/'))).trim(),
+        ).toBe('403 egress refused: localhost resolves to 127.0.0.1, a loopback address');
+      } finally {
+        await docker('rm', '-f', site).catch(() => '');
+        await docker('network', 'rm', site).catch(() => '');
       }
     });
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/index.js';
 import { type BlackboardFeature, blackboardFeature } from './blackboard/index.js';
 import { cronFeature } from './cron/index.js';
+import { type EgressFeature, egressFeature } from './egress/index.js';
 import type { HostFeature } from './features/index.js';
 import type { FleetFeature } from './fleet/index.js';
 import { healthFeature } from './health/index.js';
@@ -27,6 +28,7 @@ export interface MeshFeatureDeps {
 /** The host's features in start order, and the services the composition root hands on. */
 export interface MeshFeatures {
   features: HostFeature[];
+  egress: EgressFeature;
   lanes: Lanes;
   workflows: WorkflowsFeature;
   notices: OperatorNotices;
@@ -46,6 +48,22 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     onItem: traces.laneItem,
   });
   const blackboard = blackboardFeature();
+  const egress = egressFeature({
+    tokens,
+    onDecision: (decision) => {
+      if (decision.traceId)
+        traces.record({
+          trace_id: decision.traceId,
+          hop: `egress ${decision.allowed ? 'allowed' : 'refused'}`,
+          agent: decision.agent,
+          detail: {
+            host: decision.host,
+            port: decision.port,
+            ...(decision.reason ? { reason: decision.reason } : {}),
+          },
+        });
+    },
+  });
   const pubsub = pubsubFeature({ lanes });
   const notices = new OperatorNotices(deps.logger);
   const workflows = workflowsFeature({
@@ -64,10 +82,11 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     messagesFeature({ lanes }),
     cronFeature({ lanes }),
     workflows,
+    egress,
     fleet,
     healthFeature({ fleet }),
   ];
-  return { features, lanes, workflows, notices };
+  return { features, egress, lanes, workflows, notices };
 }
 
 /** Workflows read and write the mesh's blackboard (`${blackboard:key}`, `save_to`). */

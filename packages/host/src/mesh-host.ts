@@ -9,7 +9,7 @@ import {
   openHostContext,
   resolveSecret,
 } from './features/index.js';
-import { createRuntime, fleetFeature } from './fleet/index.js';
+import { createRuntime, fleetFeature, meshBridgeName } from './fleet/index.js';
 import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
@@ -64,9 +64,11 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         'host listening',
       );
       appServed = serveApp();
+      await egress.open(prepared, runtime.kind === 'docker' ? meshBridgeName(config.mesh.name) : undefined);
     },
+    agentEnv: (agent, token) => egress.agentEnv(agent, token),
   });
-  const { features, lanes, workflows, notices } = meshFeatures({
+  const { features, egress, lanes, workflows, notices } = meshFeatures({
     fleet,
     tokens,
     logger,

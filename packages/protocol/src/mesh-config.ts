@@ -167,6 +167,8 @@ const meshSectionSchema = z
     name: slug.default('openlegion'),
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(1).max(65_535).default(8420),
+    /** The egress proxy's port on the same addresses (default: port + 1). */
+    egress_port: z.number().int().min(1).max(65_535).optional(),
     data_dir: z.string().min(1).default('.openlegion'),
   })
   .strict();

@@ -22,6 +22,7 @@ export interface AgentLaunchDeps {
   /** Every launch is added here, so a stop during start-up can wait for launches in flight. */
   launches: Promise<RunningAgent>[];
   onProgress?: ((progress: StartProgress) => void) | undefined;
+  agentEnv?: ((agent: string, token: string) => Record<string, string>) | undefined;
 }
 
 const LAST_LOG_LINES = 20;
@@ -46,7 +47,7 @@ export async function launchAgent(agent: string, deps: AgentLaunchDeps): Promise
     const launch = runtime.start({
       mesh: config.mesh.name,
       agent,
-      env: { AGENT_ID: agent, MESH_URL: deps.meshUrl, MESH_TOKEN: token },
+      env: { ...deps.agentEnv?.(agent, token), AGENT_ID: agent, MESH_URL: deps.meshUrl, MESH_TOKEN: token },
       resources: { ...config.runtime.resources, ...agentConfig?.resources },
       image: config.runtime.image,
       dataDir: context.dataDir,

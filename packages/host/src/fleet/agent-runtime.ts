@@ -15,7 +15,7 @@ export interface AgentResources {
 export interface AgentSpec {
   mesh: string;
   agent: string;
-  /** The agent's whole environment: `AGENT_ID`, `MESH_URL`, `MESH_TOKEN`. Nothing else is passed. */
+  /** The agent's whole environment: `AGENT_ID`, `MESH_URL`, `MESH_TOKEN` and the egress proxy's variables. Nothing else. */
   env: Readonly<Record<string, string>>;
   resources: AgentResources;
   /** The agent image (docker runtime), e.g. `openlegion-agent:0.1.0`. */

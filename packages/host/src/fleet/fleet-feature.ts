@@ -27,6 +27,8 @@ export interface FleetFeatureOptions {
    */
   beforeLaunch: (prepared: PreparedMesh) => Promise<void>;
   onProgress?: (progress: StartProgress) => void;
+  /** More environment for an agent besides its id, mesh URL and token (the egress proxy's variables). */
+  agentEnv?: (agent: string, token: string) => Record<string, string>;
 }
 
 /** The fleet as a host feature: the registry, the agent API and the agents' lifecycle. */
@@ -63,6 +65,7 @@ export function fleetFeature(options: FleetFeatureOptions): FleetFeature {
     meshUrl: url,
     launches,
     onProgress: options.onProgress,
+    agentEnv: options.agentEnv,
   });
   const currentRegistry = (): AgentRegistry => {
     if (!registry) throw new Error('the fleet registry is used before the host database is open');
