@@ -40,14 +40,16 @@ export function egressFeature(options: {
       if (!context || !proxy) throw new Error('egress is opened before the host database is open');
       const { mesh } = context.config;
       const wanted = mesh.egress_port ?? mesh.port + 1;
-      const port = await proxy.listen(prepared.hostBindAddresses, wanted).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EADDRINUSE') throw error;
-        throw new OpenLegionError(
-          'MESH_PORT_IN_USE',
-          `the egress proxy's port ${wanted} is taken (mesh.egress_port; default mesh.port + 1): free it or set another`,
-          { details: { port: wanted } },
-        );
-      });
+      const port = await proxy
+        .listen(prepared.hostBindAddresses, wanted)
+        .catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EADDRINUSE') throw error;
+          throw new OpenLegionError(
+            'MESH_PORT_IN_USE',
+            `the egress proxy's port ${wanted} is taken (mesh.egress_port; default mesh.port + 1): free it or set another`,
+            { details: { port: wanted } },
+          );
+        });
       proxyUrl = new URL(prepared.agentMeshUrl(port));
       if (!bridge) return;
       try {
