@@ -1,4 +1,5 @@
 export { loadOrCreateOperatorToken, OPERATOR_TOKEN_FILE, requireAgent, TokenRegistry } from './auth/index.js';
+export { type BlackboardFeature, blackboardFeature } from './blackboard/index.js';
 export {
   type ConfigProblem,
   formatConfigProblem,
@@ -6,6 +7,7 @@ export {
   loadMeshConfig,
   parseMeshConfig,
 } from './config/index.js';
+export { type EgressFeature, EgressProxy, egressFeature, installNetworkLockdown } from './egress/index.js';
 export {
   type FeatureContext,
   FeatureLifecycle,
@@ -42,10 +44,14 @@ export {
 } from './llm/index.js';
 export { createMeshHost } from './mesh-host.js';
 export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
+export { messagesFeature } from './messages/index.js';
 export { createChannelMesh, OperatorNotices, operatorFeature } from './operator/index.js';
+export { MeshPermissions } from './permissions/index.js';
+export { type PubsubFeature, pubsubFeature } from './pubsub/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';
+export { type TracesFeature, tracesFeature } from './traces/index.js';
 export { HOST_VERSION } from './version.js';
 export {
   inMemoryBlackboard,

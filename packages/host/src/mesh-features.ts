@@ -68,7 +68,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
   const notices = new OperatorNotices(deps.logger);
   const workflows = workflowsFeature({
     lanes,
-    blackboard: workflowBlackboard(blackboard),
+    blackboard: workflowBlackboard(blackboard, deps.logger),
     events: workflowEvents(pubsub),
     notify: notices.publish,
   });
@@ -90,10 +90,17 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
 }
 
 /** Workflows read and write the mesh's blackboard (`${blackboard:key}`, `save_to`). */
-function workflowBlackboard(blackboard: BlackboardFeature): WorkflowBlackboard {
+function workflowBlackboard(blackboard: BlackboardFeature, logger: Logger): WorkflowBlackboard {
   return {
     get: (key) => blackboard.store().get(key)?.value,
-    put: (key, value, by) => void blackboard.store().put(key, value, by),
+    put: (key, value, by) => {
+      blackboard
+        .store()
+        .put(key, value, by)
+        .catch((error: unknown) =>
+          logger.error({ err: error, key }, 'a workflow could not write the blackboard'),
+        );
+    },
   };
 }
 

@@ -23,7 +23,8 @@ export type BlackboardEntry = z.infer<typeof blackboardEntrySchema>;
 /** `PUT /mesh/blackboard/entries/:key`. `if_version: 0` means "only if the key does not exist". */
 export const blackboardPutSchema = z
   .object({
-    value: z.json(),
+    /** Any JSON (the body was parsed as JSON, so it is). */
+    value: z.unknown().refine((value) => value !== undefined, 'value: required'),
     if_version: z.number().int().min(0).optional(),
     ttl_s: z.number().int().positive().max(31_536_000).optional(),
   })
@@ -49,7 +50,12 @@ export const topicSchema = z
   .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'a topic is dot-separated words (letters, digits, _ and -)');
 
 /** `POST /mesh/pubsub/publish`. */
-export const publishRequestSchema = z.object({ topic: topicSchema, payload: z.json() }).strict();
+export const publishRequestSchema = z
+  .object({
+    topic: topicSchema,
+    payload: z.unknown().refine((value) => value !== undefined, 'payload: required'),
+  })
+  .strict();
 
 /** One published event as subscribers receive it. */
 export const meshEventSchema = z.object({

@@ -74,7 +74,7 @@ function register(
     const who = reader.who(request);
     reader.requireWrite(who, key);
     const body = parseRequest(blackboardPutSchema, request.body);
-    const entry = deps
+    const entry = await deps
       .store()
       .put(key, body.value, who, { ifVersion: body.if_version, ttlSeconds: body.ttl_s });
     return { entry };
@@ -85,7 +85,7 @@ function register(
     const { if_version } = parseRequest(deleteQuery, request.query, 'query');
     const who = reader.who(request);
     reader.requireWrite(who, key);
-    deps.store().delete(key, who, if_version);
+    await deps.store().delete(key, who, if_version);
     return { deleted: key };
   });
 
@@ -117,7 +117,15 @@ function register(
       stop();
       stream.end();
     };
-    stream.signal.addEventListener('abort', stop, { once: true });
+    // The client leaving ends it too, and must not leave a listener on the host's stop signal.
+    stream.signal.addEventListener(
+      'abort',
+      () => {
+        stop();
+        deps.stopping.removeEventListener('abort', end);
+      },
+      { once: true },
+    );
     deps.stopping.addEventListener('abort', end, { once: true });
   });
 }

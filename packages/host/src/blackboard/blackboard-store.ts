@@ -1,4 +1,4 @@
-import { type Database, transaction } from '@openlegion/infra/sqlite';
+import { type Database, GroupCommit, transaction } from '@openlegion/infra/sqlite';
 import { type BlackboardChange, type BlackboardEntry, OpenLegionError } from '@openlegion/protocol';
 
 /** The largest value the blackboard keeps, as JSON text. */
@@ -39,8 +39,9 @@ const toEntry = (row: EntryRow): BlackboardEntry => ({
 
 /**
  * The blackboard in mesh.db: JSON values with a version per key, compare-and-swap, TTL and an audit
- * trail. Each write is one SQLite transaction, committed (WAL, synchronous FULL) before it returns,
- * so an acknowledged write survives a crash. Expired entries read as absent and are purged lazily.
+ * trail. Writes are group-committed: those that arrive together share one transaction (each in its
+ * own savepoint) and resolve once it is committed, so an acknowledged write is on disk (mesh.db runs
+ * with synchronous FULL) at the cost of one sync per batch. Expired entries read as absent.
  */
 export class BlackboardStore {
   readonly #db: Database;
@@ -50,11 +51,13 @@ export class BlackboardStore {
   readonly #upsert;
   readonly #remove;
   readonly #audit;
+  readonly #commits: GroupCommit;
 
   constructor(db: Database, now: () => number, onChange: (change: BlackboardChange) => void = () => {}) {
     this.#db = db;
     this.#now = now;
     this.#onChange = onChange;
+    this.#commits = new GroupCommit(db);
     this.#select = db.prepare<[string], EntryRow>('SELECT * FROM blackboard_entries WHERE key = ?');
     this.#upsert = db.prepare<EntryRow>(
       `INSERT INTO blackboard_entries (key, value, version, updated_by, updated_at, expires_at)
@@ -74,7 +77,7 @@ export class BlackboardStore {
   }
 
   /** Write `value` under `key` as `by`; 409 MESH_VERSION_CONFLICT when `ifVersion` does not hold. */
-  put(key: string, value: unknown, by: string, options: PutOptions = {}): BlackboardEntry {
+  async put(key: string, value: unknown, by: string, options: PutOptions = {}): Promise<BlackboardEntry> {
     const text = JSON.stringify(value);
     if (text === undefined) throw new OpenLegionError('REQUEST_INVALID', 'value: must be JSON');
     const size = Buffer.byteLength(text);
@@ -85,8 +88,8 @@ export class BlackboardStore {
         { details: { key, bytes: size, max: MAX_VALUE_BYTES } },
       );
     }
-    const now = this.#now();
-    const entry = transaction(this.#db, () => {
+    const entry = await this.#commits.submit(() => {
+      const now = this.#now();
       const current = this.#live(key);
       checkVersion(key, current?.version ?? 0, options.ifVersion);
       const row: EntryRow = {
@@ -101,22 +104,22 @@ export class BlackboardStore {
       this.#audit.run({ key, version: row.version, action: 'put', by, at: now });
       return { ...toEntry(row), value };
     });
-    this.#onChange({ kind: 'put', key, version: entry.version, by, at: now, entry });
+    this.#onChange({ kind: 'put', key, version: entry.version, by, at: entry.updated_at, entry });
     return entry;
   }
 
   /** Delete `key`; 404 MESH_KEY_NOT_FOUND when absent, 409 when `ifVersion` does not hold. */
-  delete(key: string, by: string, ifVersion?: number): void {
-    const now = this.#now();
-    const version = transaction(this.#db, () => {
+  async delete(key: string, by: string, ifVersion?: number): Promise<void> {
+    const { version, at } = await this.#commits.submit(() => {
+      const now = this.#now();
       const current = this.#live(key);
       if (!current) throw notFound(key);
       checkVersion(key, current.version, ifVersion);
       this.#remove.run(key);
       this.#audit.run({ key, version: current.version, action: 'delete', by, at: now });
-      return current.version;
+      return { version: current.version, at: now };
     });
-    this.#onChange({ kind: 'delete', key, version, by, at: now });
+    this.#onChange({ kind: 'delete', key, version, by, at });
   }
 
   /** Live entries whose key starts with `prefix`, in key order, those `visible` lets through. */

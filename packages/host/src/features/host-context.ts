@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { Clock } from '@openlegion/infra/clock';
 import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
@@ -24,7 +25,8 @@ export interface HostContextOptions {
  */
 export function openHostContext(options: HostContextOptions): FeatureContext {
   const { loaded } = options;
-  const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'));
+  // Every acknowledged write of mesh.db is durable: a commit reaches the disk before it returns.
+  const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'), { synchronous: 'FULL' });
   try {
     migrate(
       db,
@@ -44,7 +46,7 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
     clock: options.clock,
     logger: options.logger,
     secrets: options.secrets,
-    signal: options.signal,
+    signal: everyListener(options.signal),
     warn: (message) => {
       options.logger.warn(message);
       options.warnings.push(message);
@@ -71,4 +73,10 @@ export function resolveSecret(context: FeatureContext, reference: string): strin
     reference,
     (hint) => new OpenLegionError('CONFIG_INVALID', `${reference} is not set: ${hint}`),
   );
+}
+
+/** The host's stop signal: every open stream (watches, subscriptions) listens to it, legitimately. */
+function everyListener(signal: AbortSignal): AbortSignal {
+  setMaxListeners(0, signal);
+  return signal;
 }

@@ -109,7 +109,15 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
       stop();
       stream.end();
     };
-    stream.signal.addEventListener('abort', stop, { once: true });
+    // The client leaving ends it too, and must not leave a listener on the host's stop signal.
+    stream.signal.addEventListener(
+      'abort',
+      () => {
+        stop();
+        deps.stopping.removeEventListener('abort', end);
+      },
+      { once: true },
+    );
     deps.stopping.addEventListener('abort', end, { once: true });
   });
 

@@ -1,2 +1,3 @@
+export { GroupCommit } from './group-commit.js';
 export { type FeatureMigrations, migrate, schemaVersion } from './migrations.js';
 export { type Database, type OpenDatabaseOptions, openDatabase, transaction } from './open-database.js';
