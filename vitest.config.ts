@@ -8,6 +8,7 @@ const alias = [
   { find: /^@openlegion\/infra\/([a-z-]+)$/, replacement: source('infra/src/$1/index.ts') },
   { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
   { find: /^@openlegion\/host\/mesh$/, replacement: source('host/src/mesh.ts') },
+  { find: /^@openlegion\/host\/vault$/, replacement: source('host/src/vault/index.ts') },
   ...packages.map((name) => ({
     find: new RegExp(`^@openlegion/${name}$`),
     replacement: source(`${name}/src/index.ts`),

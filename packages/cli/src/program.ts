@@ -12,6 +12,7 @@ import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerTelegramCommands } from './commands/telegram.js';
+import { registerVaultCommands } from './commands/vault.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { connectToHost } from './host-connection.js';
 import { runRepl } from './repl/repl.js';
@@ -107,6 +108,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerMeshCommands(program, kit);
+  registerVaultCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config

@@ -52,6 +52,7 @@ export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from 
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';
 export { type TracesFeature, tracesFeature } from './traces/index.js';
+export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';
 export {
   inMemoryBlackboard,

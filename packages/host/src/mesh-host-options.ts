@@ -10,7 +10,7 @@ export interface MeshHostOptions {
   loaded: LoadedMeshConfig;
   runtime: 'docker' | 'process';
   logger: Logger;
-  /** The host's environment: `env:` secrets, and `vault:` ones until the vault is configured. */
+  /** The host's environment: `env:` secrets and the vault key (`vault:` secrets come from <data_dir>/vault). */
   env: NodeJS.ProcessEnv;
   /** The agent entry for the process runtime (`@openlegion/agent/main`). */
   agentEntry: string;

@@ -14,9 +14,9 @@ import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
-import { environmentSecrets } from './secrets/index.js';
 import { buildHostApp } from './server/build-host-app.js';
 import { DeferredListener } from './server/deferred-listener.js';
+import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
@@ -88,7 +88,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
 
   async function start(): Promise<MeshStatus> {
     try {
-      const secrets = options.secrets ?? environmentSecrets(options.env);
+      const secrets = options.secrets ?? hostSecrets({ dataDir: loaded.dataDir, env: options.env });
       context = openHostContext({
         loaded,
         features,

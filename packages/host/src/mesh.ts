@@ -1,5 +1,7 @@
 // The lean entry the CLI's `start` uses: the host's composition without loading fastify up front
 // (the root loads the server itself once the agents are starting).
+
+export { keepPrivate } from './features/host-context.js';
 export type { StartProgress } from './fleet/agent-launch.js';
 export { removeCrashLeftovers } from './fleet/runtime-factory.js';
 export { createMeshHost } from './mesh-host.js';

@@ -10,6 +10,16 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'mesh.yaml (or another config file) failed validation',
   },
+  CONFIG_VAULT_KEY_WRONG: {
+    retryable: false,
+    status: 500,
+    summary: 'the vault key does not open the vault file (OPENLEGION_VAULT_KEY or <data_dir>/vault.key)',
+  },
+  CONFIG_VAULT_UNREADABLE: {
+    retryable: false,
+    status: 500,
+    summary: 'the vault file is not one this version can read',
+  },
   CONFIG_NOT_FOUND: { retryable: false, status: 404, summary: 'the config file does not exist' },
   REQUEST_INVALID: {
     retryable: false,

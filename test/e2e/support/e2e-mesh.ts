@@ -23,6 +23,8 @@ export async function writeMesh(options: {
   readyTimeoutMs?: number;
   port?: number;
   agents?: string[];
+  /** The provider key reference (default env:E2E_PROVIDER_KEY). */
+  apiKey?: string;
   /** More fields of an agent's mapping, by agent (e.g. `permissions: { egress: [...] }`). */
   agentFields?: Record<string, string>;
   /** More top-level YAML, appended as is (e.g. a channels section). */
@@ -41,7 +43,7 @@ runtime:
 llm:
   default_model: upstream/gpt-test
   providers:
-    upstream: { kind: openai-compatible, base_url: "${options.providerUrl}", api_key: env:E2E_PROVIDER_KEY }
+    upstream: { kind: openai-compatible, base_url: "${options.providerUrl}", api_key: ${options.apiKey ?? 'env:E2E_PROVIDER_KEY'} }
 agents:
 ${agents.map((agent) => `  ${agent}: { role: e2e agent ${agent}, soul: Terse.${options.agentFields?.[agent] ? `, ${options.agentFields[agent]}` : ''} }`).join('\n')}
 ${options.extra ?? ''}`;

@@ -14,8 +14,8 @@ const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
  */
 export async function startDetached(options: StartOptions, output: CliOutput): Promise<number> {
   const loaded = await loadMeshConfig(options.config);
-  mkdirSync(loaded.dataDir, { recursive: true });
-  const console = openSync(path.join(loaded.dataDir, 'host.out'), 'a');
+  mkdirSync(loaded.dataDir, { recursive: true, mode: 0o700 });
+  const console = openSync(path.join(loaded.dataDir, 'host.out'), 'a', 0o600);
   const args = [BIN, 'start', '--config', loaded.file, '--detached-child'];
   if (options.runtime) args.push('--runtime', options.runtime);
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', console, console, 'ipc'] });

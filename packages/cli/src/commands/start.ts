@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type LoadedMeshConfig, loadMeshConfig } from '@openlegion/host/config';
-import { createMeshHost, type StartProgress } from '@openlegion/host/mesh';
+import { createMeshHost, keepPrivate, type StartProgress } from '@openlegion/host/mesh';
 import { createLogger } from '@openlegion/infra/log';
 import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
@@ -58,12 +58,13 @@ async function launch(
   signalled: Promise<string>,
 ): Promise<LaunchedMesh> {
   const { config } = loaded;
-  mkdirSync(loaded.dataDir, { recursive: true });
+  mkdirSync(loaded.dataDir, { recursive: true, mode: 0o700 });
   const logFile = path.join(loaded.dataDir, 'host.log');
   const logger = createLogger({
     level: logLevel(process.env.OPENLEGION_LOG_LEVEL),
     destination: destination(logFile),
   });
+  keepPrivate(loaded.dataDir, ['host.log', 'host.out']);
   if (runtime === 'process') {
     say('warning: --runtime process runs agents as plain child processes, with NO container isolation\n');
   }

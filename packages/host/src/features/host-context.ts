@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { chmodSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '@openlegion/infra/clock';
 import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
@@ -27,6 +28,7 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
   const { loaded } = options;
   // Every acknowledged write of mesh.db is durable: a commit reaches the disk before it returns.
   const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'), { synchronous: 'FULL' });
+  keepPrivate(loaded.dataDir, ['mesh.db', 'mesh.db-wal', 'mesh.db-shm']);
   try {
     migrate(
       db,
@@ -79,4 +81,13 @@ export function resolveSecret(context: FeatureContext, reference: string): strin
 function everyListener(signal: AbortSignal): AbortSignal {
   setMaxListeners(0, signal);
   return signal;
+}
+
+/** The data dir and its files are the host's alone: 0700 for the dir, 0600 for each file named. */
+export function keepPrivate(dataDir: string, files: readonly string[]): void {
+  chmodSync(dataDir, 0o700);
+  for (const file of files) {
+    const full = path.join(dataDir, file);
+    if (existsSync(full)) chmodSync(full, 0o600);
+  }
 }

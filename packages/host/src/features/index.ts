@@ -1,3 +1,9 @@
 export { FeatureLifecycle } from './feature-lifecycle.js';
-export { featureDatabase, type HostContextOptions, openHostContext, resolveSecret } from './host-context.js';
+export {
+  featureDatabase,
+  type HostContextOptions,
+  keepPrivate,
+  openHostContext,
+  resolveSecret,
+} from './host-context.js';
 export type { FeatureContext, HostFeature } from './host-feature.js';
