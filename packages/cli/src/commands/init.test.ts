@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseMeshConfig } from '@openlegion/host/config';
+import { Vault } from '@openlegion/host/vault';
 import { describe, expect, it } from 'vitest';
 import type { CliOutput } from '../cli-output.js';
 import { meshYaml } from '../init/mesh-template.js';
@@ -45,6 +46,32 @@ describe('openlegion init', () => {
     expect(config.agents.researcher?.role).toBe('Finds sources');
     expect(config.llm.default_model).toBe('demo/scripted');
     expect(existsSync(path.join(dir, 'demo-llm.yaml'))).toBe(true);
+  });
+
+  it("stores the provider key in the mesh's vault when this shell has it, and says how otherwise", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'init-'));
+    const file = path.join(dir, 'mesh.yaml');
+    const output = captured();
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-init-test-key';
+    try {
+      const args = ['node', 'openlegion', 'init', '--file', file, '--provider', 'anthropic'];
+      expect(await runCli(args, output), output.text()).toBe(0);
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY;
+    }
+    expect(output.text()).toContain('ANTHROPIC_API_KEY: stored in the vault');
+    expect(output.text()).not.toContain('sk-ant-init-test-key');
+    const dataDir = path.join(dir, parseMeshConfig(readFileSync(file, 'utf8')).mesh.data_dir);
+    expect(new Vault({ dataDir }).get('ANTHROPIC_API_KEY')).toBe('sk-ant-init-test-key');
+
+    const without = captured();
+    const other = path.join(dir, 'other.yaml');
+    expect(
+      await runCli(['node', 'openlegion', 'init', '--file', other, '--provider', 'openai'], without),
+    ).toBe(0);
+    expect(without.text()).toContain(
+      "next: keep the key in the host's vault: openlegion vault set OPENAI_API_KEY",
+    );
   });
 
   it('never overwrites an existing file without --force', async () => {

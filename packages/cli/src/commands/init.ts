@@ -2,11 +2,13 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { parseMeshConfig } from '@openlegion/host/config';
+import { loadMeshConfig, parseMeshConfig } from '@openlegion/host/config';
+import { Vault } from '@openlegion/host/vault';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { DEFAULT_MODELS, DEMO_SCRIPT, type InitAnswers, meshYaml } from '../init/mesh-template.js';
+import { readSecret } from './vault.js';
 
 interface InitFlags {
   file: string;
@@ -86,9 +88,17 @@ async function init(flags: InitFlags, kit: CommandKit): Promise<number> {
       `wrote ${flags.file}: mesh ${mesh}, ${agents.length} agent${agents.length === 1 ? '' : 's'}, ${provider}/${model}\n`,
     );
     if (provider === 'openai' || provider === 'anthropic') {
-      kit.output.out(
-        `next: keep the key in the host's vault: openlegion vault set ${provider.toUpperCase()}_API_KEY\n`,
-      );
+      // The key goes into the vault when it is at hand: in this shell's environment, or typed at a
+      // prompt that does not echo it (a terminal only; Enter skips).
+      const keyName = `${provider.toUpperCase()}_API_KEY`;
+      ask?.close();
+      const key =
+        process.env[keyName] || (terminal ? await readSecret(keyName, process.stdin, process.stdout) : '');
+      if (key) {
+        const vault = new Vault({ dataDir: (await loadMeshConfig(file)).dataDir, env: process.env });
+        vault.set(keyName, key);
+        kit.output.out(`${keyName}: stored in the vault (${vault.file})\n`);
+      } else kit.output.out(`next: keep the key in the host's vault: openlegion vault set ${keyName}\n`);
     }
     kit.output.out('then: openlegion start\n');
     return 0;
