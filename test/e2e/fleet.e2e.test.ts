@@ -211,6 +211,12 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       expect.arrayContaining(['lane.queued', 'lane.running', 'http POST /v1/chat/completions', 'lane.done']),
     );
     expect(hops.find((hop) => hop.hop.startsWith('http POST /v1'))?.agent).toBe('alpha');
+    const costs = JSON.parse((await cli('costs', '--agent', 'alpha', '--json')).stdout) as {
+      today: Array<{ agent: string; model: string; calls: number; prompt_tokens: number }>;
+    };
+    expect(costs.today[0]).toMatchObject({ agent: 'alpha', model: 'upstream/gpt-test' });
+    expect(costs.today[0]?.calls).toBeGreaterThan(0);
+    expect(costs.today[0]?.prompt_tokens).toBeGreaterThan(0);
 
     expect((await cli('blackboard', 'set', 'plan/today', '{"focus":"tides"}')).stdout).toBe(
       'plan/today: v1\n',

@@ -2,6 +2,7 @@ import type { MeshStatus } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/index.js';
 import { type BlackboardFeature, blackboardFeature } from './blackboard/index.js';
+import { costsFeature } from './costs/index.js';
 import { cronFeature } from './cron/index.js';
 import { type EgressFeature, egressFeature } from './egress/index.js';
 import type { HostFeature } from './features/index.js';
@@ -72,9 +73,18 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     events: workflowEvents(pubsub),
     notify: notices.publish,
   });
+  const costs = costsFeature({
+    // A workflow step's cost: the calls its agent made under the step's lane item's trace id.
+    onRecorded: (usage) => {
+      const item = usage.trace_id ? lanes.repository().byTrace(usage.trace_id) : undefined;
+      if (item?.source === 'workflow' && item.sourceRef)
+        workflows.repository().addCost(item.sourceRef, usage.cost_usd);
+    },
+  });
   const features: HostFeature[] = [
     traces,
-    llmFeature({ baseUrlOverrides: deps.baseUrlOverrides }),
+    costs,
+    llmFeature({ baseUrlOverrides: deps.baseUrlOverrides, costs: costs.meter }),
     operatorFeature({ ...agentAccess, meshStatus: deps.meshStatus, onShutdown: deps.onShutdown }),
     lanes,
     blackboard,

@@ -72,6 +72,12 @@ export const ERROR_CODES = {
     status: 429,
     summary: "the agent's lane queue is full; try again once it has worked some off",
   },
+  BUDGET_EXCEEDED: {
+    retryable: false,
+    status: 402,
+    summary:
+      "the call could cost more than what is left of the agent's budget; the message names the budget and when it resets",
+  },
   MESH_FORBIDDEN: {
     retryable: false,
     status: 403,

@@ -75,6 +75,21 @@ const llmSchema = z
     fallbacks: z.array(providerModel).default([]),
     fallback_strategy: z.enum(['cascade', 'round-robin']).default('cascade'),
     embedding_model: providerModel.optional(),
+    /** USD per 1M tokens by provider/model; wins over the built-in table. */
+    prices: z
+      .record(
+        providerModel,
+        z
+          .object({
+            input: z.number().nonnegative(),
+            output: z.number().nonnegative(),
+            cached_input: z.number().nonnegative().optional(),
+            /** The most tokens one answer may have (the reservation's upper bound when max_tokens is not given). */
+            max_output_tokens: z.number().int().positive().optional(),
+          })
+          .strict(),
+      )
+      .default({}),
     providers: z
       .record(
         z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, 'provider names are letters, digits, _ and -'),

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { connectToHost } from '../host-connection.js';
-import { blackboardAction, showTraces } from './mesh-state.js';
+import { blackboardAction, showCosts, showTraces } from './mesh-state.js';
 
-/** `openlegion traces [id]` and `openlegion blackboard list|get|set|rm`. */
+/** `openlegion traces [id]`, `openlegion costs` and `openlegion blackboard list|get|set|rm`. */
 export function registerMeshCommands(program: Command, kit: CommandKit): void {
   program
     .command('traces')
@@ -14,6 +14,19 @@ export function registerMeshCommands(program: Command, kit: CommandKit): void {
     .action((id: string | undefined, options: { config: string; json?: boolean }) =>
       kit.run(async () => {
         await showTraces(await connectToHost(options.config), kit.output, id, options.json);
+        return 0;
+      })(),
+    );
+
+  program
+    .command('costs')
+    .description('LLM spend per agent and model, today and this month, and the budgets')
+    .option('--agent <name>', 'one agent only')
+    .addOption(kit.configOption())
+    .option('--json', 'print JSON')
+    .action((options: { config: string; agent?: string; json?: boolean }) =>
+      kit.run(async () => {
+        await showCosts(await connectToHost(options.config), kit.output, options.agent, options.json);
         return 0;
       })(),
     );

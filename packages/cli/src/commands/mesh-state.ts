@@ -100,3 +100,54 @@ export async function blackboardAction(
   }
   throw new InvalidArgumentError(`unknown blackboard action "${action}" (list, get, set, rm)`);
 }
+
+interface SpendRow {
+  agent: string;
+  model: string;
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+}
+interface BudgetRow {
+  agent: string;
+  daily_usd: number | null;
+  monthly_usd: number | null;
+  spent_today_usd: number;
+  spent_month_usd: number;
+  in_flight_usd: number;
+}
+
+/** Spend per agent and model, today and this month, and each agent's budgets. */
+export async function showCosts(
+  host: HostConnection,
+  output: CliOutput,
+  agent?: string,
+  json = false,
+): Promise<void> {
+  const query = agent ? `?agent=${encodeURIComponent(agent)}` : '';
+  const costs = (await requestJson(host, 'GET', `/api/costs${query}`)) as {
+    today: SpendRow[];
+    month: SpendRow[];
+    budgets: BudgetRow[];
+  };
+  if (json) return output.out(`${JSON.stringify(costs, null, 2)}\n`);
+  const money = (value: number) => `$${value.toFixed(4)}`;
+  for (const [label, rows] of [
+    ['today', costs.today],
+    ['this month', costs.month],
+  ] as const) {
+    output.out(`${label}:\n`);
+    if (rows.length === 0) output.out('  no LLM calls\n');
+    for (const row of rows)
+      output.out(
+        `  ${row.agent.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} calls ${String(row.prompt_tokens).padStart(9)} in ${String(row.completion_tokens).padStart(8)} out  ${money(row.cost_usd)}\n`,
+      );
+  }
+  const limited = costs.budgets.filter((row) => row.daily_usd !== null || row.monthly_usd !== null);
+  if (limited.length > 0) output.out('budgets:\n');
+  for (const row of limited)
+    output.out(
+      `  ${row.agent.padEnd(14)} today ${money(row.spent_today_usd)}${row.daily_usd === null ? '' : ` of ${money(row.daily_usd)}`}  month ${money(row.spent_month_usd)}${row.monthly_usd === null ? '' : ` of ${money(row.monthly_usd)}`}\n`,
+    );
+}

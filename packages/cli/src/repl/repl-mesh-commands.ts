@@ -1,5 +1,5 @@
 import { type PendingApproval, pendingApprovalSchema, workflowListingSchema } from '@openlegion/protocol';
-import { blackboardAction, showTraces } from '../commands/mesh-state.js';
+import { blackboardAction, showCosts, showTraces } from '../commands/mesh-state.js';
 import { answer, collectInput, printListing, runOf } from '../commands/workflow.js';
 import { drawRun } from '../commands/workflow-dag-text.js';
 import { requestJson } from '../host-connection.js';
@@ -123,6 +123,12 @@ export const MESH_REPL_COMMANDS: ReplCommand[] = [
         value.length > 0 ? value.join(' ') : undefined,
       );
     },
+  },
+  {
+    name: 'costs',
+    usage: '/costs [AGENT]',
+    description: 'LLM spend today and this month, and the budgets',
+    run: (session, args) => showCosts(session.host, session.output, words(args)[0]),
   },
   {
     name: 'traces',

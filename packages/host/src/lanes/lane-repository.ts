@@ -114,6 +114,14 @@ export class LaneRepository {
     return row && toItem(row);
   }
 
+  /** The newest item that carries `traceId` (what a call made under that trace was for). */
+  byTrace(traceId: string): LaneItem | undefined {
+    const row = this.#db
+      .prepare<[string], Row>('SELECT * FROM lane_items WHERE trace_id = ? ORDER BY id DESC LIMIT 1')
+      .get(traceId);
+    return row && toItem(row);
+  }
+
   /** The agent's queued items, oldest first. */
   queued(agent: string): LaneItem[] {
     return this.#db

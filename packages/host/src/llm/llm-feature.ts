@@ -1,3 +1,4 @@
+import type { CostMeter } from '../costs/index.js';
 import type { HostFeature } from '../features/index.js';
 import { createLlmProxy, type LlmProxy } from './llm-proxy.js';
 import { registerLlmRoutes } from './llm-routes.js';
@@ -6,6 +7,8 @@ export interface LlmFeatureOptions {
   /** Base URLs that win over mesh.yaml, by provider name (the loopback servers of scripted providers). */
   baseUrlOverrides?: Record<string, string>;
   fetch?: typeof fetch;
+  /** Reserve and record what each call costs (the costs feature). */
+  costs?: () => CostMeter;
 }
 
 /** The OpenAI-compatible LLM proxy (`/v1/*`) as a host feature. */
@@ -14,13 +17,14 @@ export function llmFeature(options: LlmFeatureOptions = {}): HostFeature {
   return {
     name: 'llm',
     routes(app, context) {
+      const { costs, ...proxyOptions } = options;
       proxy ??= createLlmProxy({
         config: context.config,
         secrets: context.secrets,
         logger: context.logger,
-        ...options,
+        ...proxyOptions,
       });
-      registerLlmRoutes(app, proxy);
+      registerLlmRoutes(app, proxy, costs);
     },
   };
 }

@@ -46,6 +46,8 @@ export interface LlmProxy {
   ): Promise<Response>;
   forwardChatCompletion(body: ChatCompletionBody, context: LlmCallContext): Promise<Response>;
   forwardEmbeddings(body: EmbeddingsBody, context: LlmCallContext): Promise<Response>;
+  /** The model an embeddings request names, else `llm.embedding_model`; LLM_MODEL_INVALID when neither. */
+  embeddingModel(body: EmbeddingsBody): string;
   listModels(): ModelList;
 }
 
@@ -112,6 +114,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       forward(resolve(body.model), '/chat/completions', body, context),
     forwardEmbeddings: (body, context) =>
       forward(resolve(embeddingModel(options.config, body)), '/embeddings', body, context),
+    embeddingModel: (body) => embeddingModel(options.config, body),
     listModels: () => listConfiguredModels(options.config),
   };
 }

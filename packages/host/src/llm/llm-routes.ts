@@ -1,29 +1,50 @@
 import { parseRequest } from '@openlegion/infra/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CostMeter } from '../costs/index.js';
 import { abortOnClientClose } from '../server/client-abort.js';
 import { sendUpstream } from '../server/upstream-reply.js';
 import { chatCompletionBodySchema, embeddingsBodySchema, type LlmProxy } from './index.js';
 
-/** The OpenAI-compatible routes: any OpenAI client pointed at `<host>/v1` works unchanged. */
-export function registerLlmRoutes(app: FastifyInstance, llm: LlmProxy): void {
+/**
+ * The OpenAI-compatible routes: any OpenAI client pointed at `<host>/v1` works unchanged. With a
+ * cost meter, each call first reserves what it could cost against its agent's budget (402 when it
+ * does not fit) and its real cost is recorded from the usage the provider sends back.
+ */
+export function registerLlmRoutes(app: FastifyInstance, llm: LlmProxy, costs?: () => CostMeter): void {
   const auth = { auth: 'agent-or-operator' } as const;
 
   app.post('/v1/chat/completions', { config: auth }, async (request, reply) => {
     const body = parseRequest(chatCompletionBodySchema, request.body);
-    const upstream = await llm.forwardChatCompletion(body, {
-      agent: callerName(request),
-      signal: abortOnClientClose(reply),
-    });
-    return sendUpstream(reply, upstream);
+    const target = llm.resolve(body.model);
+    const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'chat', body });
+    let upstream: Response;
+    try {
+      upstream = await llm.forward(target, '/chat/completions', body, {
+        agent: callerName(request),
+        signal: abortOnClientClose(reply),
+      });
+    } catch (error) {
+      charge?.release();
+      throw error;
+    }
+    return sendUpstream(reply, charge ? charge.tap(upstream, body.stream === true) : upstream);
   });
 
   app.post('/v1/embeddings', { config: auth }, async (request, reply) => {
     const body = parseRequest(embeddingsBodySchema, request.body);
-    const upstream = await llm.forwardEmbeddings(body, {
-      agent: callerName(request),
-      signal: abortOnClientClose(reply),
-    });
-    return sendUpstream(reply, upstream);
+    const target = llm.resolve(llm.embeddingModel(body));
+    const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'embeddings', body });
+    let upstream: Response;
+    try {
+      upstream = await llm.forward(target, '/embeddings', body, {
+        agent: callerName(request),
+        signal: abortOnClientClose(reply),
+      });
+    } catch (error) {
+      charge?.release();
+      throw error;
+    }
+    return sendUpstream(reply, charge ? charge.tap(upstream, false) : upstream);
   });
 
   app.get('/v1/models', { config: auth }, async () => llm.listModels());
@@ -31,4 +52,13 @@ export function registerLlmRoutes(app: FastifyInstance, llm: LlmProxy): void {
 
 function callerName(request: FastifyRequest): string {
   return request.agent ?? 'operator';
+}
+
+function callOf(request: FastifyRequest): { agent: string; requestId: string; traceId: string | null } {
+  const trace = request.headers['x-trace-id'];
+  return {
+    agent: callerName(request),
+    requestId: request.id,
+    traceId: typeof trace === 'string' && /^[\w.:@-]{1,100}$/.test(trace) ? trace : null,
+  };
 }

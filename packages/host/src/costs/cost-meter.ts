@@ -1,0 +1,101 @@
+import type { MeshConfig } from '@openlegion/protocol';
+import type { BudgetGate } from './budget-gate.js';
+import { costOf, DEFAULT_MAX_OUTPUT_TOKENS, priceOf } from './prices.js';
+import type { UsageLog, UsageRecord } from './usage-log.js';
+import { tapUsage } from './usage-tap.js';
+
+/** One LLM call about to be forwarded. */
+export interface ChargeRequest {
+  agent: string;
+  /** `provider/model` after tier resolution. */
+  model: string;
+  kind: 'chat' | 'embeddings';
+  body: Record<string, unknown>;
+  requestId: string;
+  traceId: string | null;
+}
+
+/** The budget a call holds, and how its real cost gets recorded. */
+export interface Charge {
+  /** The call failed before an answer: give the reservation back, record nothing. */
+  release(): void;
+  /** Read the answer's usage as it passes; record the real cost and release the reservation at its end. */
+  tap(response: Response, stream: boolean): Response;
+}
+
+export interface CostMeterDeps {
+  config: MeshConfig;
+  log: UsageLog;
+  gate: BudgetGate;
+  now: () => number;
+  warn: (message: string) => void;
+  /** Told of each recorded call (a workflow step adds its cost). */
+  onRecorded?: ((usage: UsageRecord) => void) | undefined;
+}
+
+/** The operator is not an agent: its calls are recorded, never refused. */
+const OPERATOR = 'operator';
+
+/**
+ * Prices, reserves and records each LLM call: the most it could cost is reserved against the
+ * agent's budgets before it is forwarded (prompt estimated at 3 characters a token, an upper
+ * bound, plus `max_tokens` — or the model's output limit — at the model's price); the real cost
+ * from the provider's usage is recorded when it ends.
+ */
+export class CostMeter {
+  readonly #deps: CostMeterDeps;
+  readonly #unpriced = new Set<string>();
+
+  constructor(deps: CostMeterDeps) {
+    this.#deps = deps;
+  }
+
+  open(request: ChargeRequest): Charge {
+    const { config, gate, log } = this.#deps;
+    const price = priceOf(config, request.model);
+    if (!price && !this.#unpriced.has(request.model)) {
+      this.#unpriced.add(request.model);
+      this.#deps.warn(
+        `no price for ${request.model}: its calls are recorded at $0 and budgets do not limit them; set llm.prices."${request.model}" in mesh.yaml`,
+      );
+    }
+    const prompt = Math.ceil(JSON.stringify(request.body.messages ?? request.body.input ?? '').length / 3);
+    const maxOutput =
+      request.kind === 'embeddings'
+        ? 0
+        : Number(
+            request.body.max_completion_tokens ??
+              request.body.max_tokens ??
+              price?.max_output_tokens ??
+              DEFAULT_MAX_OUTPUT_TOKENS,
+          );
+    const reservation =
+      request.agent === OPERATOR
+        ? undefined
+        : gate.reserve(request.agent, costOf(price, { prompt, completion: maxOutput }));
+    const release = () => {
+      if (reservation) gate.release(reservation);
+    };
+    return {
+      release,
+      tap: (response, stream) =>
+        tapUsage(response, stream, prompt, (usage) => {
+          const record: UsageRecord = {
+            at: this.#deps.now(),
+            agent: request.agent,
+            model: request.model,
+            prompt_tokens: usage.prompt,
+            completion_tokens: usage.completion,
+            cached_tokens: usage.cached,
+            cost_usd: costOf(price, usage),
+            request_id: request.requestId,
+            trace_id: request.traceId,
+            estimated: usage.estimated ? 1 : 0,
+          };
+          log.record(record);
+          release();
+          this.#deps.onRecorded?.(record);
+        }),
+    };
+  }
+}

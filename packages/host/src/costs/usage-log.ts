@@ -1,0 +1,84 @@
+import type { Database } from '@openlegion/infra/sqlite';
+
+/** The costs' schema steps (feature `costs`). Append only: never edit a step that has shipped. */
+export const COST_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE llm_usage (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    cost_usd REAL NOT NULL,
+    request_id TEXT NOT NULL,
+    trace_id TEXT,
+    estimated INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+  CREATE INDEX llm_usage_agent_at ON llm_usage(agent, at);
+  CREATE INDEX llm_usage_at ON llm_usage(at);
+  `,
+];
+
+export interface UsageRecord {
+  at: number;
+  agent: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  cost_usd: number;
+  request_id: string;
+  trace_id: string | null;
+  /** 1 when the provider sent no usage and the tokens were estimated. */
+  estimated: number;
+}
+
+export interface SpendRow {
+  agent: string;
+  model: string;
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+}
+
+/** Every LLM call's usage and cost, in mesh.db. */
+export class UsageLog {
+  readonly #db: Database;
+  readonly #insert;
+  readonly #spent;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#insert = db.prepare<UsageRecord>(
+      `INSERT INTO llm_usage (at, agent, model, prompt_tokens, completion_tokens, cached_tokens, cost_usd, request_id, trace_id, estimated)
+       VALUES (@at, @agent, @model, @prompt_tokens, @completion_tokens, @cached_tokens, @cost_usd, @request_id, @trace_id, @estimated)`,
+    );
+    this.#spent = db.prepare<[string, number], { usd: number | null }>(
+      'SELECT sum(cost_usd) AS usd FROM llm_usage WHERE agent = ? AND at >= ?',
+    );
+  }
+
+  record(usage: UsageRecord): void {
+    this.#insert.run(usage);
+  }
+
+  /** What `agent` spent since `since` (ms). */
+  spent(agent: string, since: number): number {
+    return this.#spent.get(agent, since)?.usd ?? 0;
+  }
+
+  /** Spend per agent and model since `since`. */
+  spend(since: number, agent?: string): SpendRow[] {
+    return this.#db
+      .prepare<{ since: number; agent: string | null }, SpendRow>(
+        `SELECT agent, model, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens,
+                sum(completion_tokens) AS completion_tokens, sum(cost_usd) AS cost_usd
+           FROM llm_usage WHERE at >= @since AND (@agent IS NULL OR agent = @agent)
+          GROUP BY agent, model ORDER BY agent, model`,
+      )
+      .all({ since, agent: agent ?? null });
+  }
+}

@@ -1,0 +1,113 @@
+/** The token counts a provider reported, or that were estimated when it reported none. */
+export interface TappedUsage {
+  prompt: number;
+  completion: number;
+  cached: number;
+  /** The provider sent no usage: `completion` is estimated from the text streamed. */
+  estimated: boolean;
+}
+
+interface OpenAiUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+
+/** Non-stream answers are small; past this the body is not kept for its usage (it is estimated). */
+const MAX_BODY_KEPT = 4 * 1024 * 1024;
+
+/**
+ * The same response, its bytes passing through unbuffered, read on the way for the usage the
+ * provider reports: in a stream, the `data:` chunk that carries `usage` (stream_options.include_usage);
+ * otherwise the JSON body's `usage`. `onEnd` runs once when the body ends, fails or is cancelled,
+ * with the usage, or an estimate from the characters of text seen (about 4 per token).
+ */
+export function tapUsage(
+  response: Response,
+  stream: boolean,
+  promptEstimate: number,
+  onEnd: (usage: TappedUsage) => void,
+): Response {
+  const source = response.body;
+  let reported: OpenAiUsage | undefined;
+  let textChars = 0;
+  let pending = '';
+  let kept = '';
+  const decoder = new TextDecoder();
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    if (!stream && kept.length > 0) {
+      try {
+        const parsed = JSON.parse(kept) as {
+          usage?: OpenAiUsage;
+          choices?: Array<{ message?: { content?: unknown } }>;
+        };
+        reported = parsed.usage;
+        textChars = String(parsed.choices?.[0]?.message?.content ?? '').length;
+      } catch {}
+    }
+    onEnd(
+      reported?.prompt_tokens !== undefined
+        ? {
+            prompt: reported.prompt_tokens,
+            completion: reported.completion_tokens ?? 0,
+            cached: reported.prompt_tokens_details?.cached_tokens ?? 0,
+            estimated: false,
+          }
+        : { prompt: promptEstimate, completion: Math.ceil(textChars / 4), cached: 0, estimated: true },
+    );
+  };
+  const scan = (text: string) => {
+    if (!stream) {
+      if (kept.length + text.length <= MAX_BODY_KEPT) kept += text;
+      return;
+    }
+    pending += text;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('data:') || line.includes('[DONE]')) continue;
+      try {
+        const chunk = JSON.parse(line.slice(5)) as {
+          usage?: OpenAiUsage;
+          choices?: Array<{ delta?: { content?: string } }>;
+        };
+        if (chunk.usage) reported = chunk.usage;
+        textChars += chunk.choices?.[0]?.delta?.content?.length ?? 0;
+      } catch {}
+    }
+  };
+  if (!source) {
+    end();
+    return response;
+  }
+  const reader = source.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          end();
+          controller.close();
+          return;
+        }
+        scan(decoder.decode(value, { stream: true }));
+        controller.enqueue(value);
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      end();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
