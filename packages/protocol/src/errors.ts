@@ -35,6 +35,12 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'the model name is not provider/model or a known tier',
   },
+  LLM_MODEL_FORBIDDEN: {
+    retryable: false,
+    status: 403,
+    summary:
+      'an agent may call its own model, the tiers, the fallbacks and the embedding model, nothing else',
+  },
   LLM_PROVIDER_UNKNOWN: {
     retryable: false,
     status: 400,

@@ -24,7 +24,7 @@ export function llmFeature(options: LlmFeatureOptions = {}): HostFeature {
         logger: context.logger,
         ...proxyOptions,
       });
-      registerLlmRoutes(app, proxy, costs);
+      registerLlmRoutes(app, proxy, context.config, costs);
     },
   };
 }

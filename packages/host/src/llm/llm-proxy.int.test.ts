@@ -25,6 +25,8 @@ const config: MeshConfigInput = {
   llm: {
     default_model: 'openai/gpt-test',
     embedding_model: 'openai/text-embedding-test',
+    // Listed so the agent may call them (its model, the tiers, the fallbacks, the embedding model).
+    fallbacks: ['gated/m', 'gone/model'],
     providers: {
       openai: { api_key: 'vault:OPENAI_API_KEY' },
       gone: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' },
@@ -162,6 +164,18 @@ describe('LLM proxy through the host', () => {
     expect(error).toMatchObject({ code: 'LLM_PROVIDER_ERROR', details: { status: 400 } });
     expect(error.message).toContain('context too long');
     expect(JSON.stringify(error)).not.toContain(PROVIDER_KEY);
+  });
+
+  it('refuses an agent a model that is not its own, a tier, a fallback or the embedding model (403)', async () => {
+    const response = await post('/v1/chat/completions', {
+      model: 'openai/someone-elses-model',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(response.status).toBe(403);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error.code).toBe('LLM_MODEL_FORBIDDEN');
+    expect(error.message).toContain('may not call openai/someone-elses-model: it may call openai/gpt-test');
+    expect(fakeLlm.requests).toHaveLength(0);
   });
 
   it('answers 503 LLM_PROVIDER_UNAVAILABLE when the provider cannot be reached', async () => {

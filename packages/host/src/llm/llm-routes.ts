@@ -1,21 +1,30 @@
 import { parseRequest } from '@openlegion/infra/http';
+import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CostMeter } from '../costs/index.js';
 import { abortOnClientClose } from '../server/client-abort.js';
 import { sendUpstream } from '../server/upstream-reply.js';
 import { chatCompletionBodySchema, embeddingsBodySchema, type LlmProxy } from './index.js';
+import { requireModelAccess } from './model-access.js';
 
 /**
- * The OpenAI-compatible routes: any OpenAI client pointed at `<host>/v1` works unchanged. With a
+ * The OpenAI-compatible routes: any OpenAI client pointed at `<host>/v1` works unchanged. An agent
+ * may call only its own model, the tiers, the fallbacks and the embedding model. With a
  * cost meter, each call first reserves what it could cost against its agent's budget (402 when it
  * does not fit) and its real cost is recorded from the usage the provider sends back.
  */
-export function registerLlmRoutes(app: FastifyInstance, llm: LlmProxy, costs?: () => CostMeter): void {
+export function registerLlmRoutes(
+  app: FastifyInstance,
+  llm: LlmProxy,
+  config: MeshConfig,
+  costs?: () => CostMeter,
+): void {
   const auth = { auth: 'agent-or-operator' } as const;
 
   app.post('/v1/chat/completions', { config: auth }, async (request, reply) => {
     const body = parseRequest(chatCompletionBodySchema, request.body);
     const target = llm.resolve(body.model);
+    requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'chat', body });
     let upstream: Response;
     try {
@@ -33,6 +42,7 @@ export function registerLlmRoutes(app: FastifyInstance, llm: LlmProxy, costs?: (
   app.post('/v1/embeddings', { config: auth }, async (request, reply) => {
     const body = parseRequest(embeddingsBodySchema, request.body);
     const target = llm.resolve(llm.embeddingModel(body));
+    requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'embeddings', body });
     let upstream: Response;
     try {

@@ -1,0 +1,29 @@
+import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
+
+/**
+ * The models an agent may call (`provider/model`, after tier resolution): its own, every tier, the
+ * default, the fallbacks and the embedding model. Anything else is someone else's spend.
+ */
+export function allowedModels(config: MeshConfig, agent: string): Set<string> {
+  const own = config.agents[agent]?.model;
+  const models = [
+    ...(own ? [resolveModel(config, own)] : []),
+    config.llm.default_model,
+    ...TIER_NAMES.map((tier) => resolveModel(config, tier)),
+    ...config.llm.fallbacks,
+    ...(config.llm.embedding_model ? [config.llm.embedding_model] : []),
+  ];
+  return new Set(models);
+}
+
+/** Throws 403 LLM_MODEL_FORBIDDEN naming what `agent` may call, unless `model` is among them. The operator may call any. */
+export function requireModelAccess(config: MeshConfig, agent: string | undefined, model: string): void {
+  if (agent === undefined) return;
+  const allowed = allowedModels(config, agent);
+  if (allowed.has(model)) return;
+  throw new OpenLegionError(
+    'LLM_MODEL_FORBIDDEN',
+    `agent "${agent}" may not call ${model}: it may call ${[...allowed].join(', ')} (its model, the tiers, the fallbacks and the embedding model in mesh.yaml)`,
+    { details: { agent, model, allowed: [...allowed] } },
+  );
+}
