@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { TokenRegistry } from './auth/index.js';
 import { type BlackboardFeature, blackboardFeature } from './blackboard/index.js';
 import { costsFeature } from './costs/index.js';
+import { credentialsFeature } from './credentials/index.js';
 import { cronFeature } from './cron/index.js';
 import { type EgressFeature, egressFeature } from './egress/index.js';
 import type { HostFeature } from './features/index.js';
@@ -90,6 +91,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     blackboard,
     pubsub,
     messagesFeature({ lanes }),
+    credentialsFeature({ egress }),
     cronFeature({ lanes }),
     workflows,
     egress,

@@ -84,6 +84,11 @@ export const ERROR_CODES = {
     summary:
       "the call could cost more than what is left of the agent's budget; the message names the budget and when it resets",
   },
+  MESH_HTTP_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the outbound request made for the agent (/mesh/http) failed or timed out',
+  },
   MESH_FORBIDDEN: {
     retryable: false,
     status: 403,

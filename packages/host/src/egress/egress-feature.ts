@@ -11,6 +11,8 @@ export interface EgressFeature extends HostFeature {
    * mesh network so the host's mesh and egress ports are all an agent reaches on this machine.
    */
   open(prepared: PreparedMesh, bridge: string | undefined): Promise<void>;
+  /** The egress policy's decision for `agent` reaching `host:port` (the same the proxy makes). */
+  decide(agent: string, host: string, port: number): Promise<EgressDecision>;
   /** The proxy variables of an agent's environment (its own token is its proxy password). */
   agentEnv(agent: string, token: string): Record<string, string>;
 }
@@ -59,6 +61,10 @@ export function egressFeature(options: {
           `network lockdown not installed on ${bridge} (${(error as Error).message.split('\n')[0]}): agents can reach services this machine binds on 0.0.0.0; run the host as root with iptables to lock it`,
         );
       }
+    },
+    decide(agent, host, port) {
+      if (!proxy) throw new Error('egress is used before the host database is open');
+      return proxy.decide(agent, host, port);
     },
     agentEnv(agent, token): Record<string, string> {
       if (!proxyUrl) return {};

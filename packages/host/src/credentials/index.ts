@@ -1,0 +1,1 @@
+export { credentialsFeature, type EgressDecider } from './credentials-feature.js';
