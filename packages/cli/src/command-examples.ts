@@ -13,6 +13,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'config schema': 'openlegion config schema > mesh.schema.json',
   traces: 'openlegion traces 3f2a9c1e-…',
   costs: 'openlegion costs --agent researcher',
+  'llm health': 'openlegion llm health',
   'vault set': 'openlegion vault set OPENAI_API_KEY   (then paste the key; it is not shown)',
   'vault list': 'openlegion vault list',
   'vault rm': 'openlegion vault rm OLD_TOKEN',

@@ -35,6 +35,11 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'the model name is not provider/model or a known tier',
   },
+  LLM_CONTEXT_OVERFLOW: {
+    retryable: false,
+    status: 400,
+    summary: "the prompt is longer than the model's context window; compact the conversation and retry",
+  },
   LLM_MODEL_FORBIDDEN: {
     retryable: false,
     status: 403,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
-import { connectToHost } from '../host-connection.js';
+import { connectToHost, requestJson } from '../host-connection.js';
 import { blackboardAction, showCosts, showTraces } from './mesh-state.js';
 
 /** `openlegion traces [id]`, `openlegion costs` and `openlegion blackboard list|get|set|rm`. */
@@ -27,6 +27,36 @@ export function registerMeshCommands(program: Command, kit: CommandKit): void {
     .action((options: { config: string; agent?: string; json?: boolean }) =>
       kit.run(async () => {
         await showCosts(await connectToHost(options.config), kit.output, options.agent, options.json);
+        return 0;
+      })(),
+    );
+
+  program
+    .command('llm')
+    .description("the LLM proxy's models")
+    .command('health')
+    .description('each configured model: ok, or cooling down after failures (until when, and why)')
+    .addOption(kit.configOption())
+    .option('--json', 'print JSON')
+    .action((options: { config: string; json?: boolean }) =>
+      kit.run(async () => {
+        const health = (await requestJson(await connectToHost(options.config), 'GET', '/api/llm/health')) as {
+          fallback_strategy: string;
+          models: Array<{
+            model: string;
+            state: string;
+            cooldown_until: string | null;
+            last_failure: string | null;
+          }>;
+        };
+        if (options.json) kit.output.out(`${JSON.stringify(health, null, 2)}\n`);
+        else {
+          kit.output.out(`fallback strategy: ${health.fallback_strategy}\n`);
+          for (const model of health.models)
+            kit.output.out(
+              `  ${model.model.padEnd(36)} ${model.state}${model.cooldown_until ? ` until ${model.cooldown_until} (${model.last_failure})` : ''}\n`,
+            );
+        }
         return 0;
       })(),
     );

@@ -19,8 +19,11 @@ export interface ChargeRequest {
 export interface Charge {
   /** The call failed before an answer: give the reservation back, record nothing. */
   release(): void;
-  /** Read the answer's usage as it passes; record the real cost and release the reservation at its end. */
-  tap(response: Response, stream: boolean): Response;
+  /**
+   * Read the answer's usage as it passes; record the real cost and release the reservation at its
+   * end. `model`: the model that answered, when a fallback did.
+   */
+  tap(response: Response, stream: boolean, model?: string): Response;
 }
 
 export interface CostMeterDeps {
@@ -78,16 +81,17 @@ export class CostMeter {
     };
     return {
       release,
-      tap: (response, stream) =>
+      tap: (response, stream, answeredBy = request.model) =>
         tapUsage(response, stream, prompt, (usage) => {
+          const answeredPrice = answeredBy === request.model ? price : priceOf(config, answeredBy);
           const record: UsageRecord = {
             at: this.#deps.now(),
             agent: request.agent,
-            model: request.model,
+            model: answeredBy,
             prompt_tokens: usage.prompt,
             completion_tokens: usage.completion,
             cached_tokens: usage.cached,
-            cost_usd: costOf(price, usage),
+            cost_usd: costOf(answeredPrice, usage),
             request_id: request.requestId,
             trace_id: request.traceId,
             estimated: usage.estimated ? 1 : 0,

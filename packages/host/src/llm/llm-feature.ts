@@ -22,6 +22,7 @@ export function llmFeature(options: LlmFeatureOptions = {}): HostFeature {
         config: context.config,
         secrets: context.secrets,
         logger: context.logger,
+        clock: context.clock,
         ...proxyOptions,
       });
       registerLlmRoutes(app, proxy, context.config, costs);

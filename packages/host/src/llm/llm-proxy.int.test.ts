@@ -25,8 +25,8 @@ const config: MeshConfigInput = {
   llm: {
     default_model: 'openai/gpt-test',
     embedding_model: 'openai/text-embedding-test',
-    // Listed so the agent may call them (its model, the tiers, the fallbacks, the embedding model).
-    fallbacks: ['gated/m', 'gone/model'],
+    // Tiers, so the agent may call them (its model, the tiers, the fallbacks, the embedding model).
+    tiers: { fast: 'gated/m', complex: 'gone/model' },
     providers: {
       openai: { api_key: 'vault:OPENAI_API_KEY' },
       gone: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' },
@@ -152,6 +152,8 @@ describe('LLM proxy through the host', () => {
     const { error } = (await response.json()) as ErrorBody;
     expect(error).toMatchObject({ code: 'LLM_PROVIDER_UNAVAILABLE', retryable: true });
     expect(error.message).toContain('upstream overloaded');
+    // The model now cools down (failover): let the cooldown pass for the tests after this one.
+    await host.clock.advance(60_000);
   });
 
   it('answers 502 LLM_PROVIDER_ERROR with the upstream status and message when the provider refuses', async () => {

@@ -1,10 +1,12 @@
-import { type MeshConfig, OpenLegionError } from '@openlegion/protocol';
+import { type Clock, systemClock } from '@openlegion/infra/clock';
+import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
+import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
 import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
-import { unreachable, upstreamFailure } from './upstream-errors.js';
+import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
 export const UPSTREAM_HEADERS_TIMEOUT_MS = 120_000;
@@ -15,6 +17,8 @@ export type UpstreamPath = '/chat/completions' | '/embeddings';
 export interface LlmCallContext {
   agent: string;
   signal?: AbortSignal;
+  /** The host's request id, so each failover decision can be found in the log. */
+  requestId?: string;
 }
 
 export interface LlmProxyOptions {
@@ -25,6 +29,8 @@ export interface LlmProxyOptions {
   logger: Logger;
   baseUrlOverrides?: Record<string, string>;
   headersTimeoutMs?: number;
+  /** For cooldowns (a fake one in tests). */
+  clock?: Clock;
 }
 
 /**
@@ -44,6 +50,19 @@ export interface LlmProxy {
     body: Record<string, unknown>,
     context: LlmCallContext,
   ): Promise<Response>;
+  /**
+   * Forward to `requested`, or — when it is cooling down or fails with a billing, key, rate-limit or
+   * server error before answering — to the next of `llm.fallbacks` (in order, or rotating with
+   * `fallback_strategy: round-robin`). A request error (400, a context overflow) goes back as it is.
+   */
+  forwardWithFailover(
+    requested: ResolvedModel,
+    path: UpstreamPath,
+    body: Record<string, unknown>,
+    context: LlmCallContext,
+  ): Promise<{ response: Response; target: ResolvedModel }>;
+  /** Each configured model's state (cooldowns). */
+  health(): ModelState[];
   forwardChatCompletion(body: ChatCompletionBody, context: LlmCallContext): Promise<Response>;
   forwardEmbeddings(body: EmbeddingsBody, context: LlmCallContext): Promise<Response>;
   /** The model an embeddings request names, else `llm.embedding_model`; LLM_MODEL_INVALID when neither. */
@@ -107,9 +126,59 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     });
   };
 
+  const board = new ModelHealthBoard(options.clock ?? systemClock);
+  let rotation = 0;
+  const forwardWithFailover: LlmProxy['forwardWithFailover'] = async (requested, path, body, context) => {
+    const { fallbacks, fallback_strategy: strategy } = options.config.llm;
+    let others = path === '/chat/completions' ? fallbacks.filter((model) => model !== requested.model) : [];
+    if (strategy === 'round-robin' && others.length > 0) {
+      const start = rotation++ % others.length;
+      others = [...others.slice(start), ...others.slice(0, start)];
+    }
+    const decisions = log.child({ agent: context.agent, request: context.requestId });
+    let lastError: unknown;
+    for (const model of [requested.model, ...others]) {
+      if (!board.available(model)) {
+        decisions.info(
+          { model, until: new Date(board.cooldownUntil(model)).toISOString() },
+          'failover: model cooling down, skipped',
+        );
+        continue;
+      }
+      const target = model === requested.model ? requested : resolve(model);
+      try {
+        const response = await forward(target, path, body, context);
+        board.succeeded(model);
+        if (model !== requested.model)
+          decisions.warn({ requested: requested.model, model }, 'failover: answered by a fallback');
+        return { response, target };
+      } catch (error) {
+        if (context.signal?.aborted) throw error;
+        const failure = classify(error);
+        if (!FAILS_OVER.has(failure)) throw error;
+        const retryAfterMs = ((error as OpenLegionError).details as { retry_after_ms?: number } | undefined)
+          ?.retry_after_ms;
+        const cooldownMs = board.failed(model, failure, retryAfterMs);
+        decisions.warn(
+          { model, failure, cooldown_ms: cooldownMs },
+          'failover: model failed, trying the next',
+        );
+        lastError = error;
+      }
+    }
+    if (lastError) throw lastError;
+    const soonest = Math.min(...[requested.model, ...others].map((model) => board.cooldownUntil(model)));
+    throw new ProviderUnavailableError(
+      `every model for this call is cooling down after failures (${[requested.model, ...others].join(', ')}); the first is back at ${new Date(soonest).toISOString()}`,
+      { details: { models: [requested.model, ...others], retry_at: new Date(soonest).toISOString() } },
+    );
+  };
+
   return {
     resolve,
     forward,
+    forwardWithFailover,
+    health: () => configuredModels(options.config).map((model) => board.state(model)),
     forwardChatCompletion: (body, context) =>
       forward(resolve(body.model), '/chat/completions', body, context),
     forwardEmbeddings: (body, context) =>
@@ -117,6 +186,19 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     embeddingModel: (body) => embeddingModel(options.config, body),
     listModels: () => listConfiguredModels(options.config),
   };
+}
+
+/** Every model mesh.yaml names: the default, the tiers, the fallbacks, the embedding model. */
+function configuredModels(config: MeshConfig): string[] {
+  const { llm } = config;
+  return [
+    ...new Set([
+      llm.default_model,
+      ...TIER_NAMES.map((tier) => resolveModel(config, tier)),
+      ...llm.fallbacks,
+      ...(llm.embedding_model ? [llm.embedding_model] : []),
+    ]),
+  ];
 }
 
 function embeddingModel(config: MeshConfig, body: EmbeddingsBody): string {

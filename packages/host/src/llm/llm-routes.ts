@@ -27,16 +27,26 @@ export function registerLlmRoutes(
     requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'chat', body });
     let upstream: Response;
+    let answered = target;
     try {
-      upstream = await llm.forward(target, '/chat/completions', body, {
-        agent: callerName(request),
-        signal: abortOnClientClose(reply),
-      });
+      ({ response: upstream, target: answered } = await llm.forwardWithFailover(
+        target,
+        '/chat/completions',
+        body,
+        {
+          agent: callerName(request),
+          signal: abortOnClientClose(reply),
+          requestId: request.id,
+        },
+      ));
     } catch (error) {
       charge?.release();
       throw error;
     }
-    return sendUpstream(reply, charge ? charge.tap(upstream, body.stream === true) : upstream);
+    return sendUpstream(
+      reply,
+      charge ? charge.tap(upstream, body.stream === true, answered.model) : upstream,
+    );
   });
 
   app.post('/v1/embeddings', { config: auth }, async (request, reply) => {
@@ -45,19 +55,26 @@ export function registerLlmRoutes(
     requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'embeddings', body });
     let upstream: Response;
+    let answered = target;
     try {
-      upstream = await llm.forward(target, '/embeddings', body, {
+      ({ response: upstream, target: answered } = await llm.forwardWithFailover(target, '/embeddings', body, {
         agent: callerName(request),
         signal: abortOnClientClose(reply),
-      });
+        requestId: request.id,
+      }));
     } catch (error) {
       charge?.release();
       throw error;
     }
-    return sendUpstream(reply, charge ? charge.tap(upstream, false) : upstream);
+    return sendUpstream(reply, charge ? charge.tap(upstream, false, answered.model) : upstream);
   });
 
   app.get('/v1/models', { config: auth }, async () => llm.listModels());
+
+  app.get('/api/llm/health', { config: { auth: 'operator' } }, async () => ({
+    fallback_strategy: config.llm.fallback_strategy,
+    models: llm.health(),
+  }));
 }
 
 function callerName(request: FastifyRequest): string {

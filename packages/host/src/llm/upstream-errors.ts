@@ -24,12 +24,34 @@ export function unreachable(target: ResolvedModel, cause: unknown): ProviderUnav
 /** Map an upstream error response: 5xx/429 → LLM_PROVIDER_UNAVAILABLE, other 4xx → LLM_PROVIDER_ERROR. */
 export async function upstreamFailure(target: ResolvedModel, response: Response): Promise<OpenLegionError> {
   const upstreamMessage = redactKey(await readUpstreamMessage(response), target.apiKey);
-  const details = { provider: target.provider, model: target.model, status: response.status };
+  const retryAfterMs = retryAfter(response.headers.get('retry-after'));
+  const details = {
+    provider: target.provider,
+    model: target.model,
+    status: response.status,
+    ...(retryAfterMs === undefined ? {} : { retry_after_ms: retryAfterMs }),
+  };
   const text = `provider "${target.provider}" answered ${response.status}: ${upstreamMessage}`;
   if (response.status >= 500 || response.status === 429) {
     return new ProviderUnavailableError(text, { details });
   }
+  if ((response.status === 400 || response.status === 413) && CONTEXT_OVERFLOW.test(upstreamMessage)) {
+    return new OpenLegionError('LLM_CONTEXT_OVERFLOW', text, { details });
+  }
   return new OpenLegionError('LLM_PROVIDER_ERROR', text, { details });
+}
+
+/** How providers word a prompt longer than the context window. */
+const CONTEXT_OVERFLOW =
+  /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|exceeds the (?:model's )?(?:context|maximum)/i;
+
+/** `Retry-After` in seconds or as an HTTP date, in ms from now. */
+function retryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 async function readUpstreamMessage(response: Response): Promise<string> {

@@ -77,6 +77,7 @@ export async function respondWithFailure(
 ): Promise<void> {
   if (fail.delay_ms !== undefined && fail.delay_ms > 0) await sleep(fail.delay_ms, undefined, { signal });
   const status = fail.status ?? DEFAULT_FAIL_STATUS;
+  if (fail.retry_after_s !== undefined) res.setHeader('retry-after', String(fail.retry_after_s));
   sendOpenAiError(res, status, {
     message: fail.message ?? `scripted failure (HTTP ${status})`,
     ...(fail.type !== undefined ? { type: fail.type } : {}),

@@ -62,6 +62,8 @@ const failSchema = z
     type: z.string().optional(),
     code: z.string().optional(),
     delay_ms: DELAY_MS.optional(),
+    /** Sent as the Retry-After header (seconds), as providers do with 429. */
+    retry_after_s: z.number().nonnegative().optional(),
     disconnect_after_chunks: z.number().int().nonnegative().optional(),
   })
   .check((ctx) => {
