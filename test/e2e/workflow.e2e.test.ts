@@ -115,6 +115,10 @@ describe.each(runtimes)('a 20-step workflow across a host kill (%s runtime)', (r
     const after = await waitFor(id, (view) => view.state !== 'running', 120_000);
     expect(after.state).toBe('succeeded');
     expect(after.steps.every((step) => step.state === 'done')).toBe(true);
+    // Each step's LLM calls were attributed to it (through its lane item's trace id).
+    expect(after.steps.filter((step) => step.agent !== null).every((step) => step.cost_usd !== null)).toBe(
+      true,
+    );
     const listed = await runCli(['workflow', 'status', id, '--config', mesh.file], { env });
     expect(listed.stdout).toMatch(/\[1\] kickoff +✔ done/);
     // Each step's visible result once: one finished lane item per step of the run.

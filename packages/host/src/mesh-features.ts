@@ -77,7 +77,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
   const costs = costsFeature({
     // A workflow step's cost: the calls its agent made under the step's lane item's trace id.
     onRecorded: (usage) => {
-      const item = usage.trace_id ? lanes.repository().byTrace(usage.trace_id) : undefined;
+      const item = usage.trace_id ? lanes.repository().byTrace(usage.trace_id, usage.agent) : undefined;
       if (item?.source === 'workflow' && item.sourceRef)
         workflows.repository().addCost(item.sourceRef, usage.cost_usd);
     },

@@ -26,5 +26,5 @@ export const LANE_MIGRATIONS: readonly string[] = [
   CREATE INDEX lane_items_queued ON lane_items(agent, state, id);
   `,
   // Costs find the lane item a call was made for by its trace id.
-  'CREATE INDEX lane_items_trace ON lane_items(trace_id);',
+  'CREATE INDEX lane_items_trace ON lane_items(trace_id, agent);',
 ];

@@ -114,11 +114,16 @@ export class LaneRepository {
     return row && toItem(row);
   }
 
-  /** The newest item that carries `traceId` (what a call made under that trace was for). */
-  byTrace(traceId: string): LaneItem | undefined {
+  /**
+   * The item of `agent` a call under `traceId` was made for: the one running now (an agent runs
+   * one item at a time), else the newest. Several items share a trace (the steps of a workflow run).
+   */
+  byTrace(traceId: string, agent: string): LaneItem | undefined {
     const row = this.#db
-      .prepare<[string], Row>('SELECT * FROM lane_items WHERE trace_id = ? ORDER BY id DESC LIMIT 1')
-      .get(traceId);
+      .prepare<[string, string], Row>(
+        "SELECT * FROM lane_items WHERE trace_id = ? AND agent = ? ORDER BY state = 'running' DESC, id DESC LIMIT 1",
+      )
+      .get(traceId, agent);
     return row && toItem(row);
   }
 
