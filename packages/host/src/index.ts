@@ -7,6 +7,7 @@ export {
   loadMeshConfig,
   parseMeshConfig,
 } from './config/index.js';
+export { type CostsFeature, costsFeature } from './costs/index.js';
 export { type EgressFeature, EgressProxy, egressFeature, installNetworkLockdown } from './egress/index.js';
 export {
   type FeatureContext,

@@ -33,6 +33,8 @@ export class BudgetGate {
   readonly #log: UsageLog;
   readonly #now: () => number;
   readonly #inFlight = new Map<string, number>();
+  /** What each agent spent in the current day and month, read from the log once per window. */
+  readonly #spent = new Map<string, { day: number; dayUsd: number; month: number; monthUsd: number }>();
 
   constructor(config: MeshConfig, log: UsageLog, now: () => number) {
     this.#config = config;
@@ -61,7 +63,8 @@ export class BudgetGate {
     ];
     for (const window of windows) {
       if (window.limit === undefined) continue;
-      const spent = this.#log.spent(agent, window.since);
+      const spent =
+        window.name === 'daily' ? this.#spentSince(agent, now).dayUsd : this.#spentSince(agent, now).monthUsd;
       if (spent + inFlight + upperUsd > window.limit) {
         throw new OpenLegionError(
           'BUDGET_EXCEEDED',
@@ -81,6 +84,25 @@ export class BudgetGate {
     }
     this.#inFlight.set(agent, inFlight + upperUsd);
     return { agent, usd: upperUsd, released: false };
+  }
+
+  /** A call's real cost was recorded: count it in the agent's running totals. */
+  recorded(agent: string, usd: number, at: number): void {
+    const totals = this.#spentSince(agent, at);
+    totals.dayUsd += usd;
+    totals.monthUsd += usd;
+  }
+
+  /** The running totals of the day and month of `now` (loaded from the log when a window starts). */
+  #spentSince(agent: string, now: number): { day: number; dayUsd: number; month: number; monthUsd: number } {
+    const day = startOfUtcDay(now);
+    const month = startOfUtcMonth(now);
+    let totals = this.#spent.get(agent);
+    if (!totals || totals.day !== day || totals.month !== month) {
+      totals = { day, dayUsd: this.#log.spent(agent, day), month, monthUsd: this.#log.spent(agent, month) };
+      this.#spent.set(agent, totals);
+    }
+    return totals;
   }
 
   release(reservation: Reservation): void {

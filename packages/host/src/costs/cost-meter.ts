@@ -96,7 +96,12 @@ export class CostMeter {
             trace_id: request.traceId,
             estimated: usage.estimated ? 1 : 0,
           };
-          log.record(record);
+          gate.recorded(request.agent, record.cost_usd, record.at);
+          log
+            .record(record)
+            .catch((error: unknown) =>
+              this.#deps.warn(`a call's usage could not be recorded: ${String(error)}`),
+            );
           release();
           this.#deps.onRecorded?.(record);
         }),

@@ -1,4 +1,4 @@
-import type { Database } from '@openlegion/infra/sqlite';
+import { type Database, GroupCommit } from '@openlegion/infra/sqlite';
 
 /** The costs' schema steps (feature `costs`). Append only: never edit a step that has shipped. */
 export const COST_MIGRATIONS: readonly string[] = [
@@ -49,9 +49,11 @@ export class UsageLog {
   readonly #db: Database;
   readonly #insert;
   readonly #spent;
+  readonly #commits: GroupCommit;
 
   constructor(db: Database) {
     this.#db = db;
+    this.#commits = new GroupCommit(db);
     this.#insert = db.prepare<UsageRecord>(
       `INSERT INTO llm_usage (at, agent, model, prompt_tokens, completion_tokens, cached_tokens, cost_usd, request_id, trace_id, estimated)
        VALUES (@at, @agent, @model, @prompt_tokens, @completion_tokens, @cached_tokens, @cost_usd, @request_id, @trace_id, @estimated)`,
@@ -61,8 +63,11 @@ export class UsageLog {
     );
   }
 
-  record(usage: UsageRecord): void {
-    this.#insert.run(usage);
+  /** Write one call's usage; calls that end together share one commit (one disk sync). */
+  record(usage: UsageRecord): Promise<void> {
+    return this.#commits.submit(() => {
+      this.#insert.run(usage);
+    });
   }
 
   /** What `agent` spent since `since` (ms). */
