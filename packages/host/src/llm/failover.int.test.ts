@@ -131,6 +131,30 @@ describe('failover with cooldowns', () => {
     expect(mesh.calledModels()).toHaveLength(3);
   });
 
+  it('does not fail over after the first streamed byte: the stream ends with an SSE error event, nothing twice', async () => {
+    const mesh = await meshWith([
+      {
+        match: { model: 'primary' },
+        reply: { chunks: ['one ', 'two ', 'three'] },
+        fail: { disconnect_after_chunks: 2 },
+      },
+    ]);
+    const response = await mesh.host.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: mesh.host.agentAuth('a'),
+      payload: { model: 'up/primary', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(response.statusCode).toBe(200);
+    const text = response.payload;
+    expect(text.split('one ').length).toBe(2);
+    expect(text).not.toContain('three');
+    expect(text).toMatch(
+      /event: error\ndata: \{"error":\{"code":"LLM_PROVIDER_UNAVAILABLE","message":"provider \\"up\\" broke off the stream/,
+    );
+    expect(mesh.calledModels()).toEqual(['primary']);
+  });
+
   it('rotates the fallbacks with round-robin', async () => {
     const mesh = await meshWith([{ match: { model: 'primary' }, fail: { status: 503 } }], 'round-robin');
     const answers: string[] = [];

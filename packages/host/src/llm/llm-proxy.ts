@@ -120,10 +120,28 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       callLog.warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
     }
-    return withCompletionLog(response, () => {
-      release();
-      callLog.info({ status: response.status, ms: elapsed() }, 'llm call');
-    });
+    const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+    return withCompletionLog(
+      response,
+      () => {
+        release();
+        callLog.info({ status: response.status, ms: elapsed() }, 'llm call');
+      },
+      streaming
+        ? (error) => {
+            callLog.warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
+            // Past the first byte there is no failing over: the client learns of it as an SSE error
+            // event (OpenAI clients raise it), not as a stream that silently stops.
+            return `event: error\ndata: ${JSON.stringify({
+              error: {
+                code: 'LLM_PROVIDER_UNAVAILABLE',
+                message: `provider "${target.provider}" broke off the stream: ${error instanceof Error ? error.message : String(error)}`,
+                retryable: true,
+              },
+            })}\n\n`;
+          }
+        : undefined,
+    );
   };
 
   const board = new ModelHealthBoard(options.clock ?? systemClock);
@@ -225,7 +243,11 @@ function upstreamHeaders(target: ResolvedModel, stream: boolean): Record<string,
  * The same response, its body re-wrapped so `onSettled` runs once when the body has been read to
  * the end, failed or been cancelled. Chunks pass through one by one, unbuffered.
  */
-function withCompletionLog(response: Response, onSettled: () => void): Response {
+function withCompletionLog(
+  response: Response,
+  onSettled: () => void,
+  errorFrame?: (error: unknown) => string,
+): Response {
   const source = response.body;
   if (!source) {
     onSettled();
@@ -250,7 +272,9 @@ function withCompletionLog(response: Response, onSettled: () => void): Response 
         controller.enqueue(value);
       } catch (error) {
         settle();
-        controller.error(error);
+        if (!errorFrame) return controller.error(error);
+        controller.enqueue(new TextEncoder().encode(errorFrame(error)));
+        controller.close();
       }
     },
     async cancel(reason) {
