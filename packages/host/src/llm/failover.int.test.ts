@@ -155,6 +155,33 @@ describe('failover with cooldowns', () => {
     expect(mesh.calledModels()).toEqual(['primary']);
   });
 
+  it('repairs the transcript for the provider on the way, leaving the request as it was sent', async () => {
+    const mesh = await meshWith([]);
+    const messages = [
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'stray', content: 'x' },
+    ];
+    await mesh.host.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: mesh.host.agentAuth('a'),
+      payload: { model: 'up/primary', messages },
+    });
+    const sent = (
+      mesh.llm.requests.at(-1)?.body as { messages: Array<{ role: string; tool_call_id?: string }> }
+    ).messages;
+    expect(sent.map((message) => [message.role, message.tool_call_id])).toEqual([
+      ['user', undefined],
+      ['assistant', undefined],
+      ['tool', 'c1'],
+    ]);
+  });
+
   it('rotates the fallbacks with round-robin', async () => {
     const mesh = await meshWith([{ match: { model: 'primary' }, fail: { status: 503 } }], 'round-robin');
     const answers: string[] = [];

@@ -6,6 +6,7 @@ import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
 import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
+import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
@@ -95,7 +96,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       response = await fetchUpstream(`${target.baseUrl}${path}`, {
         method: 'POST',
         headers: upstreamHeaders(target, body.stream === true),
-        body: JSON.stringify({ ...body, model: target.upstreamModel }),
+        body: JSON.stringify({ ...hygienic(target, path, body, callLog), model: target.upstreamModel }),
         signal: controller.signal,
       });
     } catch (error) {
@@ -204,6 +205,19 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     embeddingModel: (body) => embeddingModel(options.config, body),
     listModels: () => listConfiguredModels(options.config),
   };
+}
+
+/** The body with its transcript repaired for `target`'s provider (chat only; the agent's copy is untouched). */
+function hygienic(
+  target: ResolvedModel,
+  path: UpstreamPath,
+  body: Record<string, unknown>,
+  log: Logger,
+): Record<string, unknown> {
+  if (path !== '/chat/completions' || !Array.isArray(body.messages)) return body;
+  const { messages, repairs } = cleanTranscript(body.messages, hygieneFamily(target));
+  if (repairs.length > 0) log.info({ repairs }, 'transcript repaired for the provider');
+  return { ...body, messages };
 }
 
 /** Every model mesh.yaml names: the default, the tiers, the fallbacks, the embedding model. */
