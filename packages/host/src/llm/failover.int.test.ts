@@ -172,9 +172,9 @@ describe('failover with cooldowns', () => {
       headers: mesh.host.agentAuth('a'),
       payload: { model: 'up/primary', messages },
     });
-    const sent = (
-      mesh.llm.requests.at(-1)?.body as { messages: Array<{ role: string; tool_call_id?: string }> }
-    ).messages;
+    const last = mesh.llm.requests.at(-1);
+    if (!last) throw new Error('the provider got no request');
+    const sent = (last.body as { messages: Array<{ role: string; tool_call_id?: string }> }).messages;
     expect(sent.map((message) => [message.role, message.tool_call_id])).toEqual([
       ['user', undefined],
       ['assistant', undefined],
