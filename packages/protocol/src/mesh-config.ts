@@ -47,7 +47,21 @@ const runtimeSchema = z
   })
   .strict();
 
-export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai-compatible', 'ollama', 'scripted'] as const;
+export const PROVIDER_KINDS = [
+  'openai',
+  'anthropic',
+  'gemini',
+  'groq',
+  'mistral',
+  'deepseek',
+  'openrouter',
+  'together',
+  'xai',
+  'ollama',
+  'lmstudio',
+  'openai-compatible',
+  'scripted',
+] as const;
 
 const providerSchema = z
   .object({
@@ -55,6 +69,8 @@ const providerSchema = z
     kind: z.enum(PROVIDER_KINDS).optional(),
     base_url: z.string().url().optional(),
     api_key: secretRef.optional(),
+    /** Several keys, used in turn; a key the provider refuses (401/403) is set aside for an hour. */
+    api_keys: z.array(secretRef).min(1).optional(),
     /** For kind `scripted`: a testkit script file (relative to mesh.yaml). */
     script: z.string().min(1).optional(),
   })

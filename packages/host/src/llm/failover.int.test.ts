@@ -182,6 +182,57 @@ describe('failover with cooldowns', () => {
     ]);
   });
 
+  it("uses a provider's keys in turn and sets a refused key aside, without failing the model over", async () => {
+    // Two answers, then the provider refuses the next call's key (key-a, by turn) once.
+    const llm = await startFakeLlm({
+      script: {
+        models: MODELS,
+        rules: [
+          { match: { model: 'primary' }, reply: { text: 'ok' }, times: 2 },
+          { match: { model: 'primary' }, fail: { status: 401, message: 'invalid api key' }, times: 1 },
+        ],
+        default: { text: 'ok' },
+      },
+    });
+    const host = await startFeatureTestHost(
+      [llmFeature()],
+      {
+        llm: {
+          default_model: 'up/primary',
+          fallbacks: ['up/backup'],
+          providers: {
+            up: { kind: 'openai-compatible', base_url: llm.url, api_keys: ['env:KEY_A', 'env:KEY_B'] },
+          },
+        },
+        agents: { a: {} },
+      },
+      { secrets: environmentSecrets({ KEY_A: 'key-a', KEY_B: 'key-b' }) },
+    );
+    opened.push({ host, llm });
+    const ask = () =>
+      host.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: host.agentAuth('a'),
+        payload: { model: 'up/primary', messages: [{ role: 'user', content: 'hi' }] },
+      });
+    await ask();
+    await ask();
+    const keysUsed = () => llm.requests.map((request) => request.headers.authorization);
+    expect(keysUsed()).toEqual(['Bearer key-a', 'Bearer key-b']);
+    // key-a is refused now: the call is answered with key-b, by the same model.
+    const answered = await ask();
+    expect(answered.statusCode).toBe(200);
+    expect(keysUsed().slice(2)).toEqual(['Bearer key-a', 'Bearer key-b']);
+    expect((llm.requests.at(-1)?.body as { model: string }).model).toBe('primary');
+    await ask();
+    expect(keysUsed().at(-1)).toBe('Bearer key-b'); // key-a is set aside for an hour
+    await host.clock.advance(3_600_000);
+    await ask();
+    await ask();
+    expect(keysUsed().slice(-2).sort()).toEqual(['Bearer key-a', 'Bearer key-b']);
+  });
+
   it('rotates the fallbacks with round-robin', async () => {
     const mesh = await meshWith([{ match: { model: 'primary' }, fail: { status: 503 } }], 'round-robin');
     const answers: string[] = [];

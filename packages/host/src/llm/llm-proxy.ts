@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
+import { KeyRing } from './key-ring.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
@@ -76,7 +77,12 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
   const fetchUpstream = options.fetch ?? fetch;
   const headersTimeoutMs = options.headersTimeoutMs ?? UPSTREAM_HEADERS_TIMEOUT_MS;
   const log = options.logger.child({ component: 'llm-proxy' });
-  const resolve = (model: string) => resolveUpstreamModel(options, model);
+  const keys = new KeyRing(options.clock ?? systemClock);
+  const resolve = (model: string) =>
+    resolveUpstreamModel(
+      { ...options, pickKey: (provider, references) => keys.pick(provider, references) },
+      model,
+    );
 
   const forward: LlmProxy['forward'] = async (target, path, body, context) => {
     const started = performance.now();
@@ -164,25 +170,38 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         );
         continue;
       }
-      const target = model === requested.model ? requested : resolve(model);
-      try {
-        const response = await forward(target, path, body, context);
-        board.succeeded(model);
-        if (model !== requested.model)
-          decisions.warn({ requested: requested.model, model }, 'failover: answered by a fallback');
-        return { response, target };
-      } catch (error) {
-        if (context.signal?.aborted) throw error;
-        const failure = classify(error);
-        if (!FAILS_OVER.has(failure)) throw error;
-        const retryAfterMs = ((error as OpenLegionError).details as { retry_after_ms?: number } | undefined)
-          ?.retry_after_ms;
-        const cooldownMs = board.failed(model, failure, retryAfterMs);
-        decisions.warn(
-          { model, failure, cooldown_ms: cooldownMs },
-          'failover: model failed, trying the next',
-        );
-        lastError = error;
+      let target = model === requested.model ? requested : resolve(model);
+      for (;;) {
+        try {
+          const response = await forward(target, path, body, context);
+          board.succeeded(model);
+          if (model !== requested.model)
+            decisions.warn({ requested: requested.model, model }, 'failover: answered by a fallback');
+          return { response, target };
+        } catch (error) {
+          if (context.signal?.aborted) throw error;
+          const failure = classify(error);
+          // A refused key is set aside; the same model is tried again with the provider's next key.
+          const references = options.config.llm.providers[target.provider]?.api_keys ?? [];
+          if (failure === 'auth' && target.keyRef && references.length > 1) {
+            keys.setAside(target.keyRef);
+            decisions.warn({ model, key: target.keyRef }, 'failover: key refused, set aside for an hour');
+            if (keys.live(references).length > 0) {
+              target = resolve(model);
+              continue;
+            }
+          }
+          if (!FAILS_OVER.has(failure)) throw error;
+          const retryAfterMs = ((error as OpenLegionError).details as { retry_after_ms?: number } | undefined)
+            ?.retry_after_ms;
+          const cooldownMs = board.failed(model, failure, retryAfterMs);
+          decisions.warn(
+            { model, failure, cooldown_ms: cooldownMs },
+            'failover: model failed, trying the next',
+          );
+          lastError = error;
+          break;
+        }
       }
     }
     if (lastError) throw lastError;

@@ -43,6 +43,7 @@ describe('resolveUpstreamModel', () => {
       model: 'openai/gpt-4.1-nano',
       baseUrl: 'https://api.openai.com/v1',
       apiKey: 'sk-openai-test',
+      keyRef: 'vault:OPENAI_API_KEY',
       upstreamModel: 'gpt-4.1-nano',
     });
   });

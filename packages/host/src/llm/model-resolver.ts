@@ -20,6 +20,8 @@ export interface ResolvedModel {
   /** The OpenAI-compatible base URL, without a trailing "/". */
   baseUrl: string;
   apiKey?: string;
+  /** The reference (`vault:NAME`) the key came from, so a refused key can be set aside. */
+  keyRef?: string;
   /** The model name the provider knows (no provider prefix). */
   upstreamModel: string;
 }
@@ -28,10 +30,29 @@ export interface ResolvedModel {
 const DEFAULT_BASE_URLS: Partial<Record<ProviderKind, string>> = {
   openai: 'https://api.openai.com/v1',
   anthropic: 'https://api.anthropic.com/v1',
+  gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
+  groq: 'https://api.groq.com/openai/v1',
+  mistral: 'https://api.mistral.ai/v1',
+  deepseek: 'https://api.deepseek.com/v1',
+  openrouter: 'https://openrouter.ai/api/v1',
+  together: 'https://api.together.xyz/v1',
+  xai: 'https://api.x.ai/v1',
   ollama: 'http://127.0.0.1:11434/v1',
+  lmstudio: 'http://127.0.0.1:1234/v1',
 };
 
-const KEY_REQUIRED_KINDS: ReadonlySet<ProviderKind> = new Set(['openai', 'anthropic']);
+/** Hosted providers: a call without a key is refused up front with the fix. */
+const KEY_REQUIRED_KINDS: ReadonlySet<ProviderKind> = new Set([
+  'openai',
+  'anthropic',
+  'gemini',
+  'groq',
+  'mistral',
+  'deepseek',
+  'openrouter',
+  'together',
+  'xai',
+]);
 
 const PROVIDER_MODEL = /^([a-z0-9][a-z0-9_-]*)\/(.+)$/i;
 
@@ -41,6 +62,8 @@ export interface ModelResolverOptions {
   secrets: SecretSource;
   /** Base URLs that win over mesh.yaml, by provider name (the fake LLM a scripted provider runs). */
   baseUrlOverrides?: Record<string, string>;
+  /** Chooses among a provider's `api_keys` (the key ring); the first when absent. */
+  pickKey?: (provider: string, references: readonly string[]) => string | undefined;
 }
 
 /**
@@ -84,7 +107,10 @@ export function resolveUpstreamModel(options: ModelResolverOptions, model: strin
       },
     );
   }
-  const apiKey = readApiKey(provider, kind, providerConfig.api_key, options.secrets);
+  const references = providerConfig.api_keys ?? (providerConfig.api_key ? [providerConfig.api_key] : []);
+  const keyRef =
+    references.length > 1 ? (options.pickKey?.(provider, references) ?? references[0]) : references[0];
+  const apiKey = readApiKey(provider, kind, keyRef, options.secrets);
   const resolved: ResolvedModel = {
     provider,
     kind,
@@ -93,6 +119,7 @@ export function resolveUpstreamModel(options: ModelResolverOptions, model: strin
     upstreamModel,
   };
   if (apiKey !== undefined) resolved.apiKey = apiKey;
+  if (keyRef !== undefined) resolved.keyRef = keyRef;
   return resolved;
 }
 
