@@ -156,7 +156,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(chat.stdout).toContain('no cron jobs');
   });
 
-  it('works in a real terminal: @ and Tab-completed /use, /broadcast, /interrupt mid-turn, /queue, Ctrl-C twice leaves', async () => {
+  it('works in a real terminal: @ and Tab-completed /use, /broadcast, /interrupt and /steer mid-turn, /queue, /costs, Ctrl-C twice leaves', async () => {
     const bin = path.join(REPO_ROOT, 'packages/cli/dist/bin.js');
     const pane = await openTmux(
       `ol-e2e-${runtime}-${process.pid}`,
@@ -187,6 +187,18 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       expect(await pane.screen()).not.toContain('seven eight');
       await pane.type('/queue');
       await pane.waitFor((screen) => /#\d+ \w+\s+followup\s+cli\s+slow job/.test(screen));
+
+      // /steer while a turn streams goes at once; this agent has no mid-turn steering, so its lane
+      // runs it right after the turn (a followup), and the REPL shows both answers in that order.
+      await pane.type('slow job');
+      await pane.waitFor((screen) => screen.split('one two').length === 3);
+      await pane.type('/steer beta keep it short');
+      const steered = await pane.waitFor(
+        (screen) => screen.includes('echo: keep it short') && prompt('beta')(screen),
+      );
+      expect(steered.lastIndexOf('seven eight')).toBeLessThan(steered.indexOf('echo: keep it short'));
+      await pane.type('/costs');
+      await pane.waitFor((screen) => /this month:\n\s+(alpha|beta)\s+upstream\/gpt-test/.test(screen));
 
       await pane.key('C-c');
       await pane.waitFor((screen) => screen.includes('press Ctrl-C again to leave'));

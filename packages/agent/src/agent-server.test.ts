@@ -1,4 +1,4 @@
-import { type AgentSelf, agentStatusSchema, errorBodySchema } from '@openlegion/protocol';
+import { type AgentSelf, agentSelfSchema, agentStatusSchema, errorBodySchema } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,13 @@ import type { ChatLoop } from './chat-loop.js';
 
 const TOKEN = 'mesh-token-for-tests';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
-const self: AgentSelf = { agent: 'a', mesh: 'm', role: 'tester', model: 'scripted/gpt-test', soul: '' };
+const self: AgentSelf = agentSelfSchema.parse({
+  agent: 'a',
+  mesh: 'm',
+  role: 'tester',
+  model: 'scripted/gpt-test',
+  soul: '',
+});
 
 /** A chat loop answering "ok", or holding each turn until released. */
 function scriptedChat(options: { hold?: Promise<void> } = {}) {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentSelf } from '@openlegion/protocol';
+import { type AgentSelf, agentSelfSchema } from '@openlegion/protocol';
 import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,13 +11,13 @@ import { type RunningAgent, startAgent } from './start-agent.js';
 
 const TOKEN = 'agent-token-1234567890';
 const REPLY = 'Hello there, I am the scripted agent.';
-const self: AgentSelf = {
+const self: AgentSelf = agentSelfSchema.parse({
   agent: 'alpha',
   mesh: 'testmesh',
   role: 'answers questions',
   model: 'scripted/gpt-test',
   soul: 'Be brief.',
-};
+});
 const script = {
   models: [self.model],
   rules: [

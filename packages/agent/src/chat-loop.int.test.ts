@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentSelf, ChatEvent } from '@openlegion/protocol';
+import { type AgentSelf, agentSelfSchema, type ChatEvent } from '@openlegion/protocol';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,13 @@ import { createChatLoop } from './chat-loop.js';
 import { ConversationStore } from './conversation-store.js';
 import { loadLlmClient } from './llm-client.js';
 
-const self: AgentSelf = { agent: 'a', mesh: 'm', role: 'r', model: 'scripted/gpt-test', soul: '' };
+const self: AgentSelf = agentSelfSchema.parse({
+  agent: 'a',
+  mesh: 'm',
+  role: 'r',
+  model: 'scripted/gpt-test',
+  soul: '',
+});
 
 describe('createChatLoop (against the fake LLM directly)', () => {
   let llm: FakeLlm;

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AgentSelf, errorBody, OpenLegionError } from '@openlegion/protocol';
+import { type AgentSelf, agentSelfSchema, errorBody, OpenLegionError } from '@openlegion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHostClient } from './host-client.js';
 
-const self: AgentSelf = { agent: 'a', mesh: 'm', role: 'r', model: 'p/m', soul: '' };
+const self: AgentSelf = agentSelfSchema.parse({ agent: 'a', mesh: 'm', role: 'r', model: 'p/m', soul: '' });
 
 /** A loopback host answering each request with the next scripted [status, body]. */
 async function scriptedHost(

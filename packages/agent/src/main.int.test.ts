@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AgentSelf, agentReadyRequestSchema, agentStatusSchema } from '@openlegion/protocol';
+import {
+  type AgentSelf,
+  agentReadyRequestSchema,
+  agentSelfSchema,
+  agentStatusSchema,
+} from '@openlegion/protocol';
 import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postChat } from '../test/sse-events.js';
@@ -11,7 +16,13 @@ import { postChat } from '../test/sse-events.js';
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const mainJs = join(repoRoot, 'packages/agent/dist/main.js');
 const TOKEN = 'main-e2e-token-0123456789';
-const self: AgentSelf = { agent: 'beta', mesh: 'm', role: 'r', model: 'scripted/gpt-test', soul: '' };
+const self: AgentSelf = agentSelfSchema.parse({
+  agent: 'beta',
+  mesh: 'm',
+  role: 'r',
+  model: 'scripted/gpt-test',
+  soul: '',
+});
 
 const readySchema = agentReadyRequestSchema.required({ url: true });
 

@@ -73,5 +73,33 @@ export const agentSelfSchema = z.object({
   role: z.string(),
   model: z.string(),
   soul: z.string(),
+  /** A tool profile (`minimal`, `coding`, `messaging`, `full`) or a list of tool names. */
+  tools: z.union([z.string(), z.array(z.string())]).default('full'),
+  /** Context thresholds (ratios of the window) and compaction; see mesh.yaml `agents.NAME.context`. */
+  context: z
+    .object({
+      window_tokens: z.number().int().positive().optional(),
+      flush_at: z.number().default(0.6),
+      compact_at: z.number().default(0.7),
+      wrap_up_at: z.number().default(0.8),
+      strategy: z.enum(['adaptive', 'progressive', 'truncate']).default('adaptive'),
+      keep_turns: z.number().int().positive().default(4),
+    })
+    .prefault({}),
+  loop: z
+    .object({
+      max_tool_rounds: z.number().int().positive().default(30),
+      max_task_iterations: z.number().int().positive().default(20),
+    })
+    .prefault({}),
+  browser: z
+    .object({
+      tier: z.enum(['basic', 'cdp', 'stealth']).default('basic'),
+      /** For tier `cdp`: the endpoint, resolved from the vault by the host. */
+      cdp_url: z.string().optional(),
+      evaluate: z.boolean().default(false),
+      idle_timeout_ms: z.number().int().positive().default(300_000),
+    })
+    .prefault({}),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

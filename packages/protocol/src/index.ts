@@ -75,6 +75,10 @@ export {
   TIER_NAMES,
   type TierName,
   TOOL_PROFILES,
+  COMPACTION_STRATEGIES,
+  type CompactionStrategy,
+  BROWSER_TIERS,
+  type BrowserTier,
 } from './mesh-config.js';
 export {
   matchesInputType,

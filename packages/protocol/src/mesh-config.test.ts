@@ -86,6 +86,36 @@ describe('meshConfigSchema', () => {
     });
     expect(result.error?.issues[0]?.path).toEqual(['llm', 'providers', 'demo', 'script']);
   });
+
+  it('gives each agent context, loop and browser defaults', () => {
+    const agent = meshConfigSchema.parse({ agents: { a: {} }, llm: { providers: { openai: {} } } }).agents.a;
+    expect(agent?.context).toEqual({
+      flush_at: 0.6,
+      compact_at: 0.7,
+      wrap_up_at: 0.8,
+      strategy: 'adaptive',
+      keep_turns: 4,
+    });
+    expect(agent?.loop).toEqual({ max_tool_rounds: 30, max_task_iterations: 20 });
+    expect(agent?.browser.tier).toBe('basic');
+  });
+
+  it('refuses context thresholds out of order', () => {
+    const result = meshConfigSchema.safeParse({
+      agents: { a: { context: { flush_at: 0.75 } } },
+      llm: { providers: { openai: {} } },
+    });
+    expect(result.error?.issues[0]?.path).toEqual(['agents', 'a', 'context']);
+    expect(result.error?.issues[0]?.message).toContain('flush_at < compact_at < wrap_up_at');
+  });
+
+  it('requires a vault reference for a cdp browser', () => {
+    const result = meshConfigSchema.safeParse({
+      agents: { a: { browser: { tier: 'cdp' } } },
+      llm: { providers: { openai: {} } },
+    });
+    expect(result.error?.issues[0]?.path).toEqual(['agents', 'a', 'browser', 'cdp_url']);
+  });
 });
 
 describe('meshConfigJsonSchema', () => {

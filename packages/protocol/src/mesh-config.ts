@@ -140,6 +140,55 @@ const cronEntrySchema = z
 
 export const TOOL_PROFILES = ['minimal', 'coding', 'messaging', 'full'] as const;
 
+export const COMPACTION_STRATEGIES = ['adaptive', 'progressive', 'truncate'] as const;
+export type CompactionStrategy = (typeof COMPACTION_STRATEGIES)[number];
+
+/** How an agent keeps a conversation inside its model's context window (ratios of the window). */
+const contextSchema = z
+  .object({
+    /** The model's window in tokens; default: the agent's table of known models. */
+    window_tokens: z.number().int().min(1_000).max(10_000_000).optional(),
+    /** A silent flush turn saves facts to memory once per compaction cycle. */
+    flush_at: z.number().gt(0).lt(1).default(0.6),
+    /** Older turns are summarised. */
+    compact_at: z.number().gt(0).lt(1).default(0.7),
+    /** The prompt asks the model to wrap up or save facts. */
+    wrap_up_at: z.number().gt(0).lt(1).default(0.8),
+    strategy: z.enum(COMPACTION_STRATEGIES).default('adaptive'),
+    /** Recent turns always kept verbatim by compaction. */
+    keep_turns: z.number().int().min(1).max(100).default(4),
+  })
+  .strict()
+  .refine((c) => c.flush_at < c.compact_at && c.compact_at < c.wrap_up_at, {
+    message: 'use flush_at < compact_at < wrap_up_at',
+  });
+
+/** Caps on an agent's loop. */
+const loopSchema = z
+  .object({
+    /** Tool rounds in one chat turn. */
+    max_tool_rounds: z.number().int().min(1).max(500).default(30),
+    /** Iterations of one task (`POST /task`) unless the task asks for fewer. */
+    max_task_iterations: z.number().int().min(1).max(500).default(20),
+  })
+  .strict();
+
+export const BROWSER_TIERS = ['basic', 'cdp', 'stealth'] as const;
+export type BrowserTier = (typeof BROWSER_TIERS)[number];
+
+/** The agent's browser: local Chromium (`basic`, `stealth`) or a remote one over CDP. */
+const browserSchema = z
+  .object({
+    tier: z.enum(BROWSER_TIERS).default('basic'),
+    /** For tier `cdp`: the browser's CDP endpoint, kept in the vault (it often carries a token). */
+    cdp_url: secretRef.optional(),
+    /** Allow the `browser_evaluate` tool (runs the model's JavaScript in the page). */
+    evaluate: z.boolean().default(false),
+    /** Close the browser after this long unused. */
+    idle_timeout_ms: z.number().int().min(1_000).max(86_400_000).default(300_000),
+  })
+  .strict();
+
 const agentSchema = z
   .object({
     role: z.string().default(''),
@@ -160,6 +209,9 @@ const agentSchema = z
     permissions: permissionsSchema.prefault({}),
     cron: z.array(cronEntrySchema).default([]),
     resources: resourcesSchema.partial().optional(),
+    context: contextSchema.prefault({}),
+    loop: loopSchema.prefault({}),
+    browser: browserSchema.prefault({}),
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;
@@ -294,6 +346,10 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     const fields = asRecord(agent);
     if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
       checkProvider(fields.model, ['agents', name, 'model']);
+    const browser = asRecord(fields.browser);
+    if (browser.tier === 'cdp' && !browser.cdp_url) {
+      issue(['agents', name, 'browser', 'cdp_url'], 'browser tier cdp needs cdp_url: vault:NAME');
+    }
     const permissions = asRecord(fields.permissions);
     for (const [i, target] of asArray(permissions.message).entries()) {
       checkAgent(target, ['agents', name, 'permissions', 'message', i]);

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { type AgentSelf, OpenLegionError, resolveModel } from '@openlegion/protocol';
 import type { FeatureContext } from '../features/index.js';
+import { parseSecretReference } from '../secrets/index.js';
 
 /** What `GET /mesh/self` tells an agent about itself, from mesh.yaml. */
-export function agentSelf(context: Pick<FeatureContext, 'config' | 'resolvePath'>, agent: string): AgentSelf {
+export function agentSelf(
+  context: Pick<FeatureContext, 'config' | 'resolvePath' | 'secrets'>,
+  agent: string,
+): AgentSelf {
   const { config } = context;
   const agentConfig = config.agents[agent];
   if (!agentConfig) throw new OpenLegionError('AGENT_UNKNOWN', `no agent "${agent}"`);
@@ -13,7 +17,26 @@ export function agentSelf(context: Pick<FeatureContext, 'config' | 'resolvePath'
     role: agentConfig.role,
     model: resolveModel(config, agentConfig.model),
     soul: readSoul(agentConfig.soul, context.resolvePath),
+    tools: typeof agentConfig.tools === 'string' ? agentConfig.tools : [...agentConfig.tools],
+    context: { ...agentConfig.context },
+    loop: { ...agentConfig.loop },
+    browser: {
+      tier: agentConfig.browser.tier,
+      evaluate: agentConfig.browser.evaluate,
+      idle_timeout_ms: agentConfig.browser.idle_timeout_ms,
+      ...cdpUrl(context, agentConfig.browser.cdp_url),
+    },
   };
+}
+
+/** A CDP endpoint is the one secret an agent is handed: its browser must connect to it itself. */
+function cdpUrl(
+  context: Pick<FeatureContext, 'secrets'>,
+  reference: string | undefined,
+): { cdp_url?: string } {
+  if (reference === undefined) return {};
+  const value = context.secrets.lookup(parseSecretReference(reference));
+  return value === undefined ? {} : { cdp_url: value };
 }
 
 /** `soul` is either the text itself or a path to a markdown file next to mesh.yaml. */
