@@ -64,6 +64,10 @@ export {
 } from './mesh-api.js';
 export {
   type AgentConfig,
+  BROWSER_TIERS,
+  type BrowserTier,
+  COMPACTION_STRATEGIES,
+  type CompactionStrategy,
   type MeshConfig,
   type MeshConfigInput,
   meshConfigJsonSchema,
@@ -75,10 +79,6 @@ export {
   TIER_NAMES,
   type TierName,
   TOOL_PROFILES,
-  COMPACTION_STRATEGIES,
-  type CompactionStrategy,
-  BROWSER_TIERS,
-  type BrowserTier,
 } from './mesh-config.js';
 export {
   matchesInputType,
