@@ -80,6 +80,7 @@ export {
   type TierName,
   TOOL_PROFILES,
 } from './mesh-config.js';
+export type { BudgetRow, CostsReport, SpendRow, TraceEvent, TraceSummary } from './operator-api.js';
 export {
   matchesInputType,
   stepFallback,

@@ -1,23 +1,7 @@
-import type { BlackboardEntry } from '@openlegion/protocol';
+import type { BlackboardEntry, CostsReport, TraceEvent, TraceSummary } from '@openlegion/protocol';
 import { InvalidArgumentError } from 'commander';
 import type { CliOutput } from '../cli-output.js';
 import { type HostConnection, requestJson } from '../host-connection.js';
-
-/** A trace as `GET /api/traces` lists it. */
-interface TraceSummary {
-  trace_id: string;
-  started_at: number;
-  ended_at: number;
-  hops: number;
-  agents: string[];
-  entry: string;
-}
-interface TraceEvent {
-  at: number;
-  hop: string;
-  agent: string | null;
-  detail: Record<string, unknown>;
-}
 
 const entryPath = (key: string) =>
   `/api/blackboard/entries/${key.split('/').map(encodeURIComponent).join('/')}`;
@@ -101,23 +85,6 @@ export async function blackboardAction(
   throw new InvalidArgumentError(`unknown blackboard action "${action}" (list, get, set, rm)`);
 }
 
-interface SpendRow {
-  agent: string;
-  model: string;
-  calls: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_usd: number;
-}
-interface BudgetRow {
-  agent: string;
-  daily_usd: number | null;
-  monthly_usd: number | null;
-  spent_today_usd: number;
-  spent_month_usd: number;
-  in_flight_usd: number;
-}
-
 /** Spend per agent and model, today and this month, and each agent's budgets. */
 export async function showCosts(
   host: HostConnection,
@@ -126,11 +93,7 @@ export async function showCosts(
   json = false,
 ): Promise<void> {
   const query = agent ? `?agent=${encodeURIComponent(agent)}` : '';
-  const costs = (await requestJson(host, 'GET', `/api/costs${query}`)) as {
-    today: SpendRow[];
-    month: SpendRow[];
-    budgets: BudgetRow[];
-  };
+  const costs = (await requestJson(host, 'GET', `/api/costs${query}`)) as CostsReport;
   if (json) return output.out(`${JSON.stringify(costs, null, 2)}\n`);
   const money = (value: number) => `$${value.toFixed(4)}`;
   for (const [label, rows] of [

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
+import { endWithHost } from '../server/host-stream.js';
 import type { BlackboardStore } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 
@@ -113,19 +114,6 @@ function register(
       if (matches(change.key) && reader.mayRead(who, change.key))
         stream.send(encodeSseFrame({ event: change.kind, data: JSON.stringify(change) }));
     });
-    const end = () => {
-      stop();
-      stream.end();
-    };
-    // The client leaving ends it too, and must not leave a listener on the host's stop signal.
-    stream.signal.addEventListener(
-      'abort',
-      () => {
-        stop();
-        deps.stopping.removeEventListener('abort', end);
-      },
-      { once: true },
-    );
-    deps.stopping.addEventListener('abort', end, { once: true });
+    endWithHost(stream, deps.stopping, stop);
   });
 }

@@ -1,4 +1,5 @@
 import { parseRequest } from '@openlegion/infra/http';
+import type { CostsReport } from '@openlegion/protocol';
 import { z } from 'zod';
 import type { HostFeature } from '../features/index.js';
 import { BudgetGate } from './budget-gate.js';
@@ -40,7 +41,7 @@ export function costsFeature(options: { onRecorded?: (usage: UsageRecord) => voi
       state = { log, gate, meter };
     },
     routes(app, context) {
-      app.get('/api/costs', { config: { auth: 'operator' } }, async (request) => {
+      app.get('/api/costs', { config: { auth: 'operator' } }, async (request): Promise<CostsReport> => {
         const { agent } = parseRequest(costsQuery, request.query, 'query');
         const { log, gate } = current();
         const now = context.clock.now();

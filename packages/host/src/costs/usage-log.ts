@@ -1,4 +1,5 @@
 import { type Database, GroupCommit } from '@openlegion/infra/sqlite';
+import type { SpendRow } from '@openlegion/protocol';
 
 /** The costs' schema steps (feature `costs`). Append only: never edit a step that has shipped. */
 export const COST_MIGRATIONS: readonly string[] = [
@@ -33,15 +34,6 @@ export interface UsageRecord {
   trace_id: string | null;
   /** 1 when the provider sent no usage and the tokens were estimated. */
   estimated: number;
-}
-
-export interface SpendRow {
-  agent: string;
-  model: string;
-  calls: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_usd: number;
 }
 
 /** Every LLM call's usage and cost, in mesh.db. */

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
+import { endWithHost } from '../server/host-stream.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
 import { topicMatcher } from './topic-pattern.js';
@@ -105,20 +106,7 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
       send(event);
     replaying = false;
     for (const event of live) if (matches(event.topic)) send(event);
-    const end = () => {
-      stop();
-      stream.end();
-    };
-    // The client leaving ends it too, and must not leave a listener on the host's stop signal.
-    stream.signal.addEventListener(
-      'abort',
-      () => {
-        stop();
-        deps.stopping.removeEventListener('abort', end);
-      },
-      { once: true },
-    );
-    deps.stopping.addEventListener('abort', end, { once: true });
+    endWithHost(stream, deps.stopping, stop);
   });
 
   app.post('/api/pubsub/publish', { config: operator }, async (request, reply) => {

@@ -1,4 +1,7 @@
 import type { Database } from '@openlegion/infra/sqlite';
+import type { TraceEvent, TraceSummary } from '@openlegion/protocol';
+
+export type { TraceEvent, TraceSummary };
 
 /** The traces' schema steps (feature `traces`). Append only: never edit a step that has shipped. */
 export const TRACE_MIGRATIONS: readonly string[] = [
@@ -15,26 +18,6 @@ export const TRACE_MIGRATIONS: readonly string[] = [
   CREATE INDEX trace_events_at ON trace_events(at);
   `,
 ];
-
-/** One step of a piece of work's life: where it entered, each lane move, each call an agent made. */
-export interface TraceEvent {
-  trace_id: string;
-  at: number;
-  /** `lane.queued`, `lane.running`, `lane.done`, `http POST /v1/chat/completions`, … */
-  hop: string;
-  agent: string | null;
-  detail: Record<string, unknown>;
-}
-
-export interface TraceSummary {
-  trace_id: string;
-  started_at: number;
-  ended_at: number;
-  hops: number;
-  agents: string[];
-  /** The first hop: where the work entered. */
-  entry: string;
-}
 
 interface EventRow extends Omit<TraceEvent, 'detail'> {
   detail: string;
