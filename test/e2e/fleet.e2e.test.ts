@@ -25,7 +25,8 @@ const SLOW_REPLY = 'one two three four five six seven eight';
 const script = {
   rules: [
     { match: { last_message: 'slow job' }, reply: { text: SLOW_REPLY, chunk_delay_ms: 400 } },
-    { match: { last_message: 'hello' }, reply: { text: REPLY, chunk_delay_ms: 40 } },
+    // 100 ms between words: far apart enough that a busy machine does not merge them into one write.
+    { match: { last_message: 'hello' }, reply: { text: REPLY, chunk_delay_ms: 100 } },
     { match: { last_message: 'remember' }, reply: { text: 'I remember our talk.' } },
   ],
 };

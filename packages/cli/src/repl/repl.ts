@@ -88,8 +88,12 @@ export async function runRepl(
       const line = raw.trim();
       if (line === '/quit' || line === '/exit') break;
       if (line) appendHistory(file, line);
-      if (session.turn && ACTS_ON_RUNNING_TURN.test(line)) await handleLine(session, line);
-      else inTurn(line);
+      if (session.turn && ACTS_ON_RUNNING_TURN.test(line)) {
+        await handleLine(session, line);
+        // A steer the agent could not take mid-turn runs after the turn: its answer came after the
+        // turn's prompt, so show the prompt again.
+        if (!session.turn && !leave.requested) prompt();
+      } else inTurn(line);
       if (leave.requested) break;
     }
     await work;
