@@ -27,4 +27,7 @@ export {
   type ProcessRegistryOptions,
 } from './runtime/process-registry.js';
 export { guardTool, ToolFailure } from './tool-failure.js';
+export { createHttpRequestTool } from './web/http-request-tool.js';
 export { type FetchedPage, PageFetcher, type ProxySettings, proxyFromEnv } from './web/page-fetcher.js';
+export { tokenOverlap, wordTokens } from './web/token-overlap.js';
+export { createWebFetchTool, type WebFetchToolOptions } from './web/web-fetch-tool.js';
