@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FakeClock } from '@openlegion/infra/clock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,11 +14,16 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
-/** Whether a process with this pid still exists. */
+/** Whether a process with this pid still runs (a zombie waiting to be reaped by init does not). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
@@ -62,7 +67,6 @@ describe('run_command', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(isError).toBe(true);
     expect(text).toContain('timed out after 1 s');
-    const { readFileSync } = await import('node:fs');
     const childPid = Number(readFileSync(path.join(workspace, 'child.pid'), 'utf8'));
     await until(() => !alive(childPid), 'the child to die');
   });

@@ -33,7 +33,7 @@ export function extractPage(html: string, url: string): ExtractedPage {
   anchorTo(document, url);
   const documentTitle = document.title?.trim() ?? '';
   const article = parseArticle(document);
-  const content = article?.content ?? fallbackBody(html);
+  const content = article?.content ?? fallbackBody(html, url);
   const memo = new Map<string, string>();
   const once = (key: string, make: () => string): string => {
     const made = memo.get(key) ?? make();
@@ -57,6 +57,10 @@ export function extractPage(html: string, url: string): ExtractedPage {
 
 type Article = ReturnType<Readability<string>['parse']>;
 type LinkedDocument = ReturnType<typeof parseHTML>['document'];
+type LinkedElement = {
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+};
 
 function parseArticle(document: LinkedDocument): Article {
   try {
@@ -67,10 +71,25 @@ function parseArticle(document: LinkedDocument): Article {
   }
 }
 
-function fallbackBody(html: string): string {
+function fallbackBody(html: string, url: string): string {
   const { document } = parseHTML(html);
   for (const element of Array.from(document.querySelectorAll(NOISE)) as { remove(): void }[])
     element.remove();
+  // Readability resolves the links of an article; here it is done by hand.
+  for (const [selector, attribute] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
+    for (const element of Array.from(document.querySelectorAll(selector)) as LinkedElement[]) {
+      const value = element.getAttribute(attribute);
+      if (value === null || value.startsWith('#')) continue;
+      try {
+        element.setAttribute(attribute, new URL(value, url).href);
+      } catch {
+        // Not a URL: left as it is.
+      }
+    }
+  }
   return document.body?.innerHTML ?? '';
 }
 

@@ -47,7 +47,7 @@ export class PageFetcher {
   constructor(readonly options: PageFetcherOptions) {}
 
   async fetch(url: string, signal: AbortSignal): Promise<FetchedPage> {
-    const { fetch } = await import('undici');
+    const { fetch } = await loadUndici();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     let response: Awaited<ReturnType<typeof fetch>>;
     try {
@@ -86,7 +86,7 @@ export class PageFetcher {
   /** undici loads on first use: agents that never fetch a page do not pay for it at start-up. */
   #dispatcherOnce(): Promise<Dispatcher> {
     this.#dispatcher ??= (async () => {
-      const { Agent, EnvHttpProxyAgent } = await import('undici');
+      const { Agent, EnvHttpProxyAgent } = await loadUndici();
       const { httpProxy, httpsProxy, noProxy } = this.options.proxy;
       if (!httpProxy && !httpsProxy) return new Agent();
       return new EnvHttpProxyAgent({
@@ -97,6 +97,17 @@ export class PageFetcher {
     })();
     return this.#dispatcher;
   }
+}
+
+type Undici = typeof import('undici');
+
+/**
+ * undici, loaded on first use. It is CommonJS: a bundler's dynamic import may hand back its exports
+ * under `default` instead of as named exports, so both shapes are accepted.
+ */
+async function loadUndici(): Promise<Undici> {
+  const loaded = (await import('undici')) as Undici & { default?: Undici };
+  return typeof loaded.Agent === 'function' ? loaded : (loaded.default ?? loaded);
 }
 
 async function readCapped(
