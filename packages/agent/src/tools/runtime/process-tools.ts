@@ -2,7 +2,10 @@ import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
 import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
-import type { ManagedProcess, ProcessRegistry } from './process-registry.js';
+import { type ManagedProcess, PROCESS_OUTPUT_BYTES, type ProcessRegistry } from './process-registry.js';
+
+/** Output returned by one process_output call unless asked for more (bytes, the newest). */
+const DEFAULT_OUTPUT_BYTES = 16 * 1024;
 
 const idField = z.string().min(1).describe('Process id from process_start, e.g. p1');
 
@@ -27,6 +30,13 @@ const outputInput = z.object({
     .min(0)
     .optional()
     .describe('Byte cursor from the previous process_output ("next"), to get only newer output'),
+  max_bytes: z
+    .number()
+    .int()
+    .min(256)
+    .max(PROCESS_OUTPUT_BYTES)
+    .default(DEFAULT_OUTPUT_BYTES)
+    .describe(`Most bytes to return, the newest kept; default ${DEFAULT_OUTPUT_BYTES}`),
 });
 const listInput = z.object({});
 
@@ -57,16 +67,23 @@ export function createProcessTools(registry: ProcessRegistry): AgentTool[] {
     name: 'process_output',
     group: 'runtime',
     description:
-      'Read a background process output (last 64 KB kept). Pass since=<next> from the previous call to get only new output.',
+      'Read the newest output of a background process (64 KB kept). Pass since=<next> from the previous call to get only new output.',
     input: outputInput,
     run: (input) =>
       guardTool(async () => {
         const entry = registry.get(input.id);
         const read = entry.output.read(input.since);
-        const dropped =
-          read.dropped > 0 ? `; ${read.dropped} earlier bytes were dropped from the 64 KB buffer` : '';
+        const bytes = Buffer.from(read.text);
+        const skipped = Math.max(0, bytes.length - input.max_bytes);
+        const text = skipped > 0 ? bytes.subarray(skipped).toString('utf8') : read.text;
+        const dropped = [
+          ...(read.dropped > 0 ? [`${read.dropped} earlier bytes were dropped from the 64 KB buffer`] : []),
+          ...(skipped > 0 ? [`${skipped} earlier bytes not shown (raise max_bytes)`] : []),
+        ]
+          .map((note) => `; ${note}`)
+          .join('');
         const state = entry.running ? 'running' : 'ended';
-        const body = read.text ? fenceUntrusted(`process ${entry.id} output`, read.text) : '(no new output)';
+        const body = text ? fenceUntrusted(`process ${entry.id} output`, text.trimEnd()) : '(no new output)';
         return `${entry.id} ${state}; next=${read.next}${dropped}\n${body}`;
       }),
   };

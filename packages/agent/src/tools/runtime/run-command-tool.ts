@@ -85,7 +85,7 @@ export function createRunCommandTool(
               : exit.code !== null
                 ? `exit code ${exit.code}`
                 : `killed by ${exit.signal}`;
-        const text = `${status} (${seconds} s)\n${output ? fenceUntrusted('run_command output', output) : '(no output)'}`;
+        const text = `${status} (${seconds} s)\n${output ? fenceUntrusted('run_command output', output.trimEnd()) : '(no output)'}`;
         return {
           content: [{ type: 'text', text }],
           ...(exit.code === 0 && !stopped ? {} : { isError: true }),

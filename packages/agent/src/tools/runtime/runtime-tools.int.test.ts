@@ -128,6 +128,24 @@ describe('background processes', () => {
     }
   });
 
+  it('returns the newest output up to max_bytes and says how much was left out', async () => {
+    const registry = new ProcessRegistry();
+    const tools = createProcessTools(registry);
+    try {
+      await callTool(toolNamed(tools, 'process_start'), { command: 'seq 1 2000' }, { workspace });
+      await until(() => !registry.get('p1').running, 'the end');
+      const { text } = await callTool(
+        toolNamed(tools, 'process_output'),
+        { id: 'p1', max_bytes: 256 },
+        { workspace },
+      );
+      expect(text).toContain('p1 ended; next=8893; 8637 earlier bytes not shown (raise max_bytes)');
+      expect(text).toMatch(/\n1999\n2000\n<\/untrusted>$/);
+    } finally {
+      await registry.closeAll();
+    }
+  });
+
   it('kills every process at shutdown and refuses new ones after', async () => {
     const registry = new ProcessRegistry();
     const tools = createProcessTools(registry);

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
+import { fenceUntrusted, stripInvisible } from '../../untrusted/untrusted-text.js';
 import { guardTool, ToolFailure } from '../tool-failure.js';
 import { PageCache } from './page-cache.js';
 import type { ExtractedPage } from './page-extractor.js';
@@ -50,7 +50,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
     const fetched = await options.fetcher.fetch(url, signal);
     if (fetched.status >= 400)
       throw new ToolFailure(
-        `${url}: HTTP ${fetched.status}${fetched.body ? ` — ${fetched.body.replace(/\s+/g, ' ').slice(0, 200)}` : ''}`,
+        `${url}: HTTP ${fetched.status}${fetched.body ? ` — ${stripInvisible(fetched.body).replace(/\s+/g, ' ').slice(0, 200)}` : ''}`,
       );
     const type = fetched.contentType.split(';')[0]?.trim() ?? '';
     const base = { url: fetched.url, truncated: fetched.truncated };
