@@ -3,13 +3,15 @@ import { z } from 'zod';
 import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import { OutputRingBuffer } from './output-ring-buffer.js';
-import { commandEnvironment, killProcessTree, spawnShell } from './shell-process.js';
+import { commandEnvironment, killProcessTree, signalGroup, spawnShell } from './shell-process.js';
 
 /** Output kept from the start of a command's output (bytes). */
 const HEAD_BYTES = 10_000;
 /** Output kept from the end (bytes): errors and summaries usually come last. */
 const TAIL_BYTES = 20_000;
 const DEFAULT_TIMEOUT_S = 60;
+/** How long output may stay open after the command itself has exited. */
+const LEFTOVER_GRACE_MS = 1_000;
 export const RUN_COMMAND_MAX_TIMEOUT_S = 600;
 
 const runCommandInput = z.object({
@@ -66,6 +68,18 @@ export function createRunCommandTool(
         const onAbort = () => stop('abort');
         context.signal.addEventListener('abort', onAbort, { once: true });
         if (context.signal.aborted) stop('abort');
+        // A command that ends but leaves a background child holding its output open would keep
+        // 'close' waiting until the timeout: after a short grace the leftovers are killed.
+        let leftovers = false;
+        let leftoverTimer: NodeJS.Timeout | undefined;
+        child.once('exit', () => {
+          leftoverTimer = setTimeout(() => {
+            leftovers = true;
+            signalGroup(child, 'SIGKILL');
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+          }, LEFTOVER_GRACE_MS);
+        });
         const exit = await new Promise<{ code: number | null; signal: string | null; error?: Error }>(
           (resolve) => {
             child.once('error', (error) => resolve({ code: null, signal: null, error }));
@@ -73,6 +87,7 @@ export function createRunCommandTool(
           },
         );
         clearTimeout(timer);
+        clearTimeout(leftoverTimer);
         context.signal.removeEventListener('abort', onAbort);
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
         const output = joinOutput(Buffer.concat(head).toString('utf8'), tail);
@@ -85,7 +100,10 @@ export function createRunCommandTool(
               : exit.code !== null
                 ? `exit code ${exit.code}`
                 : `killed by ${exit.signal}`;
-        const text = `${status} (${seconds} s)\n${output ? fenceUntrusted('run_command output', output.trimEnd()) : '(no output)'}`;
+        const note = leftovers
+          ? '; processes it left in the background were killed (use process_start for those)'
+          : '';
+        const text = `${status} (${seconds} s${note})\n${output ? fenceUntrusted('run_command output', output.trimEnd()) : '(no output)'}`;
         return {
           content: [{ type: 'text', text }],
           ...(exit.code === 0 && !stopped ? {} : { isError: true }),

@@ -80,6 +80,21 @@ describe('run_command', () => {
     expect(text).toContain('cancelled');
   });
 
+  it('returns when the command ends even if it left a background child holding its output', async () => {
+    const started = Date.now();
+    const { text, isError } = await callTool(
+      tool,
+      { command: 'sleep 30 & echo $! > left.pid; echo done', timeout_s: 20 },
+      { workspace },
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(isError).toBe(false);
+    expect(text).toMatch(/^exit code 0 \([\d.]+ s; processes it left in the background were killed/);
+    expect(text).toContain('done');
+    const leftPid = Number(readFileSync(path.join(workspace, 'left.pid'), 'utf8'));
+    await until(() => !alive(leftPid), 'the leftover to die');
+  });
+
   it('caps long output, keeping its head and tail with a note', async () => {
     const { text } = await callTool(tool, { command: 'seq 1 20000' }, { workspace });
     expect(text).toContain('\n1\n2\n');

@@ -39,7 +39,8 @@ export function killProcessTree(child: ChildProcess, graceMs = KILL_GRACE_MS): P
   });
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/** Send `signal` to the process group of `child` (it and everything it started). */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
