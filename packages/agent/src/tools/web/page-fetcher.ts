@@ -1,0 +1,150 @@
+import type { Dispatcher } from 'undici';
+import { ToolFailure } from '../tool-failure.js';
+
+/** Proxy settings in the shape of the usual environment variables. */
+export interface ProxySettings {
+  httpProxy?: string;
+  httpsProxy?: string;
+  /** Comma-separated hosts (and `.domain` suffixes) reached directly, as in NO_PROXY. */
+  noProxy?: string;
+}
+
+/** The egress proxy the environment names (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, either case). */
+export function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): ProxySettings {
+  const pick = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
+  const settings: ProxySettings = {};
+  const httpProxy = pick('HTTP_PROXY');
+  const httpsProxy = pick('HTTPS_PROXY');
+  const noProxy = pick('NO_PROXY');
+  if (httpProxy) settings.httpProxy = httpProxy;
+  if (httpsProxy) settings.httpsProxy = httpsProxy;
+  if (noProxy) settings.noProxy = noProxy;
+  return settings;
+}
+
+/** One fetched document, decoded to text. */
+export interface FetchedPage {
+  /** The address after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+  body: string;
+  /** The body was longer than the cap and was cut. */
+  truncated: boolean;
+}
+
+export interface PageFetcherOptions {
+  proxy: ProxySettings;
+  timeoutMs: number;
+  maxBytes: number;
+  userAgent: string;
+}
+
+/** GETs pages through the egress proxy (when one is set) with a time limit and a size cap. */
+export class PageFetcher {
+  #dispatcher: Promise<Dispatcher> | undefined;
+
+  constructor(readonly options: PageFetcherOptions) {}
+
+  async fetch(url: string, signal: AbortSignal): Promise<FetchedPage> {
+    const { fetch } = await loadUndici();
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    let response: Awaited<ReturnType<typeof fetch>>;
+    try {
+      response = await fetch(url, {
+        dispatcher: await this.#dispatcherOnce(),
+        signal: AbortSignal.any([signal, timeout]),
+        redirect: 'follow',
+        headers: {
+          'user-agent': this.options.userAgent,
+          accept: 'text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5',
+        },
+      });
+      const { bytes, truncated } = await readCapped(response.body, this.options.maxBytes);
+      const contentType = response.headers.get('content-type') ?? '';
+      return {
+        url: response.url || url,
+        status: response.status,
+        contentType,
+        body: decode(bytes, contentType),
+        truncated,
+      };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (timeout.aborted)
+        throw new ToolFailure(`${url}: no answer within ${this.options.timeoutMs / 1000} s`);
+      throw new ToolFailure(`${url}: could not fetch (${reasonOf(error)})`);
+    }
+  }
+
+  async close(): Promise<void> {
+    const dispatcher = this.#dispatcher;
+    this.#dispatcher = undefined;
+    if (dispatcher) await (await dispatcher).close();
+  }
+
+  /** undici loads on first use: agents that never fetch a page do not pay for it at start-up. */
+  #dispatcherOnce(): Promise<Dispatcher> {
+    this.#dispatcher ??= (async () => {
+      const { Agent, EnvHttpProxyAgent } = await loadUndici();
+      const { httpProxy, httpsProxy, noProxy } = this.options.proxy;
+      if (!httpProxy && !httpsProxy) return new Agent();
+      return new EnvHttpProxyAgent({
+        ...(httpProxy ? { httpProxy } : {}),
+        ...((httpsProxy ?? httpProxy) ? { httpsProxy: httpsProxy ?? httpProxy } : {}),
+        noProxy: noProxy ?? '',
+      });
+    })();
+    return this.#dispatcher;
+  }
+}
+
+type Undici = typeof import('undici');
+
+/**
+ * undici, loaded on first use. It is CommonJS: a bundler's dynamic import may hand back its exports
+ * under `default` instead of as named exports, so both shapes are accepted.
+ */
+async function loadUndici(): Promise<Undici> {
+  const loaded = (await import('undici')) as Undici & { default?: Undici };
+  return typeof loaded.Agent === 'function' ? loaded : (loaded.default ?? loaded);
+}
+
+async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
+  if (!body) return { bytes: Buffer.alloc(0), truncated: false };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: Buffer.concat(chunks), truncated: false };
+    chunks.push(value);
+    size += value.length;
+    if (size >= maxBytes) {
+      await reader.cancel();
+      return { bytes: Buffer.concat(chunks).subarray(0, maxBytes), truncated: true };
+    }
+  }
+}
+
+/** Text in the charset the header or the page's own `<meta>` names; UTF-8 when neither does or it is unknown. */
+function decode(bytes: Buffer, contentType: string): string {
+  const declared =
+    /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ??
+    /<meta[^>]+charset=["']?([\w-]+)/i.exec(bytes.subarray(0, 4_096).toString('latin1'))?.[1];
+  try {
+    return new TextDecoder(declared ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as (Error & { code?: string }) | undefined;
+  if (cause) return cause.code ? `${cause.code}: ${cause.message}` : cause.message;
+  return error.message;
+}

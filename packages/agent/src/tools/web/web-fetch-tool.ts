@@ -1,0 +1,115 @@
+import { type Clock, systemClock } from '@openlegion/infra/clock';
+import type { AgentTool } from '@openlegion/protocol';
+import { z } from 'zod';
+import { fenceUntrusted, stripInvisible } from '../../untrusted/untrusted-text.js';
+import { guardTool, ToolFailure } from '../tool-failure.js';
+import { PageCache } from './page-cache.js';
+import type { ExtractedPage } from './page-extractor.js';
+import type { PageFetcher } from './page-fetcher.js';
+
+const DEFAULT_MAX_CHARS = 30_000;
+/** Media types returned as they are: no article to find in them. */
+const PLAIN_TYPES = /^(text\/(plain|markdown|csv|xml)|application\/(json|xml|[\w.+-]+\+(json|xml)))\b/i;
+
+const webFetchInput = z.object({
+  url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).describe('The page to read'),
+  format: z
+    .enum(['markdown', 'text', 'html'])
+    .default('markdown')
+    .describe('markdown (default) keeps links and tables; text is plain; html is the cleaned article HTML'),
+  max_chars: z
+    .number()
+    .int()
+    .min(500)
+    .max(100_000)
+    .default(DEFAULT_MAX_CHARS)
+    .describe(`Most characters to return; default ${DEFAULT_MAX_CHARS}`),
+  offset: z.number().int().min(0).default(0).describe('Character to start at, to read on in a long page'),
+});
+
+/** A fetched page as cached: extracted HTML, or a plain body. */
+type CachedPage = { url: string; truncated: boolean } & (
+  | { kind: 'page'; page: ExtractedPage }
+  | { kind: 'plain'; contentType: string; body: string }
+);
+
+export interface WebFetchToolOptions {
+  fetcher: PageFetcher;
+  clock?: Clock;
+}
+
+/**
+ * `web_fetch`: the main content of a web page (Readability) as markdown, text or HTML, with its
+ * title. Pages are cached for 5 minutes, so reading on with `offset` costs no second fetch.
+ */
+export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.infer<typeof webFetchInput>> {
+  const cache = new PageCache<CachedPage>(options.clock ?? systemClock);
+  const load = async (url: string, signal: AbortSignal): Promise<{ page: CachedPage; cached: boolean }> => {
+    const hit = cache.get(url);
+    if (hit) return { page: hit, cached: true };
+    const fetched = await options.fetcher.fetch(url, signal);
+    if (fetched.status >= 400)
+      throw new ToolFailure(
+        `${url}: HTTP ${fetched.status}${fetched.body ? ` — ${stripInvisible(fetched.body).replace(/\s+/g, ' ').slice(0, 200)}` : ''}`,
+      );
+    const type = fetched.contentType.split(';')[0]?.trim() ?? '';
+    const base = { url: fetched.url, truncated: fetched.truncated };
+    let page: CachedPage;
+    if (type === '' || /html/i.test(type)) {
+      const { extractPage } = await import('./page-extractor.js');
+      page = { ...base, kind: 'page', page: extractPage(fetched.body, fetched.url) };
+    } else if (PLAIN_TYPES.test(type))
+      page = { ...base, kind: 'plain', contentType: type, body: fetched.body };
+    else
+      throw new ToolFailure(
+        `${url}: content type ${type} is not text; web_fetch reads HTML and text (http_request returns raw answers)`,
+      );
+    cache.set(url, page);
+    return { page, cached: false };
+  };
+
+  return {
+    name: 'web_fetch',
+    group: 'web',
+    description:
+      'Read a web page: returns its title and main article content (menus, ads and scripts removed) as markdown, text or html.',
+    input: webFetchInput,
+    run: (input, context) =>
+      guardTool(async () => {
+        const { page, cached } = await load(input.url, context.signal);
+        const content =
+          page.kind === 'plain'
+            ? page.body
+            : input.format === 'html'
+              ? page.page.html
+              : input.format === 'text'
+                ? page.page.text()
+                : page.page.markdown();
+        const slice = content.slice(input.offset, input.offset + input.max_chars);
+        const end = input.offset + slice.length;
+        const notes = [
+          `${page.url}`,
+          page.kind === 'plain'
+            ? page.contentType
+            : `${input.format}${page.page.article ? '' : ', no article found: whole page'}`,
+          `characters ${input.offset}-${end} of ${content.length}`,
+          ...(end < content.length ? [`continue with offset=${end}`] : []),
+          ...(page.truncated ? ['the page was larger than the download cap and was cut'] : []),
+          ...(cached ? ['from cache'] : []),
+        ];
+        return `${notes.join('; ')}\n${fenceUntrusted(`web_fetch ${page.url}`, headerOf(page) + slice)}`;
+      }),
+  };
+}
+
+function headerOf(page: CachedPage): string {
+  if (page.kind === 'plain') return '';
+  const { title, byline, siteName, publishedTime } = page.page;
+  const lines = [
+    `Title: ${title || '(none)'}`,
+    ...(byline ? [`Byline: ${byline}`] : []),
+    ...(siteName ? [`Site: ${siteName}`] : []),
+    ...(publishedTime ? [`Published: ${publishedTime}`] : []),
+  ];
+  return `${lines.join('\n')}\n\n`;
+}
