@@ -8,7 +8,7 @@ import { registerInitCommand } from './commands/init.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerRestartCommand } from './commands/restart.js';
-import { sendMessage } from './commands/send.js';
+import { LANE_MODES, type LaneMode, sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerTelegramCommands } from './commands/telegram.js';
@@ -83,12 +83,24 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .argument('<message...>', 'the message')
     .addOption(configOption())
     .option('--conversation <id>', 'conversation id', 'default')
-    .action((agent: string, words: string[], options: { config: string; conversation: string }) =>
-      run(async () => {
-        const host = await connectToHost(options.config);
-        await sendMessage(host, agent, words.join(' '), output, { conversationId: options.conversation });
-        return 0;
-      })(),
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'how the lane takes it: after the running turn, into it, merged, or instead of it',
+      )
+        .choices(LANE_MODES)
+        .default('followup'),
+    )
+    .action(
+      (agent: string, words: string[], options: { config: string; conversation: string; mode: LaneMode }) =>
+        run(async () => {
+          const host = await connectToHost(options.config);
+          await sendMessage(host, agent, words.join(' '), output, {
+            conversationId: options.conversation,
+            mode: options.mode,
+          });
+          return 0;
+        })(),
     );
 
   program
