@@ -51,6 +51,27 @@ describe('ConversationStore', () => {
     expect(store.list('c1')).toEqual([{ role: 'user', content: 'remember me' }]);
   });
 
+  it('keeps a tool round: the assistant message with its tool calls, then the tool results', () => {
+    const round = [
+      { role: 'user', content: 'count' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'counter', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'count=1' },
+      { role: 'assistant', content: 'counted to 1' },
+    ] as const;
+    store.append('c1', round);
+    expect(store.list('c1')).toEqual(round);
+  });
+
+  it('keeps the text an assistant wrote beside its tool calls', () => {
+    const call = { id: 'x', type: 'function', function: { name: 'f', arguments: '{"a":1}' } } as const;
+    store.append('c1', [{ role: 'assistant', content: 'let me look', tool_calls: [call] }]);
+    expect(store.list('c1')).toEqual([{ role: 'assistant', content: 'let me look', tool_calls: [call] }]);
+  });
+
   it('creates a missing data dir', () => {
     const nested = join(dataDir, 'deeper', 'still');
     const other = ConversationStore.open(nested);
