@@ -71,7 +71,10 @@ export interface LoopHarness {
   /** Chat completion requests the fake LLM received, in order. */
   sent(): SentRequest[];
   /** Run a chat turn and collect its events. */
-  chat(message: string, options?: { conversationId?: string; signal?: AbortSignal; drainSteered?: () => string[] }): Promise<ChatEvent[]>;
+  chat(
+    message: string,
+    options?: { conversationId?: string; signal?: AbortSignal; drainSteered?: () => string[]; traceId?: string },
+  ): Promise<ChatEvent[]>;
   task(message: string, maxIterations?: number): Promise<ChatEvent[]>;
   close(): Promise<void>;
 }
@@ -83,6 +86,7 @@ export interface HarnessOptions {
   contextManager?: ContextManager;
   /** Instant by default: retries take no real time. */
   sleeps?: number[];
+  streamIdleTimeoutMs?: number;
 }
 
 /** A loop against the scripted LLM on loopback, with a real store and a scaffolded workspace. */
@@ -103,6 +107,7 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     tools: options.tools ?? [],
     workspace,
     logger: pino({ level: 'silent' }),
+    ...(options.streamIdleTimeoutMs ? { streamIdleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     clock: {
       now: () => Date.parse('2026-03-04T05:06:07Z'),
       setTimeout: () => ({ cancel: () => {} }),
@@ -129,6 +134,7 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
           {
             message,
             conversationId: chatOptions.conversationId ?? 'c',
+            ...(chatOptions.traceId ? { traceId: chatOptions.traceId } : {}),
             ...(chatOptions.drainSteered ? { drainSteered: chatOptions.drainSteered } : {}),
           },
           emit,

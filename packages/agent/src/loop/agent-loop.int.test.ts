@@ -403,4 +403,52 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
     await expect(harness.chat('go')).rejects.toThrow('context manager fault');
     expect(harness.store.list('c')).toEqual([]);
   });
+
+  it('gives up a stalled stream with a retryable AGENT_LLM_FAILED error after its retries, storing nothing', async () => {
+    const sleeps: number[] = [];
+    harness = await startLoopHarness({
+      sleeps,
+      streamIdleTimeoutMs: 100,
+      script: { default: { text: 'one two three', chunk_delay_ms: 400 } },
+    });
+    const events = await harness.chat('hi');
+    expect([events.at(-1), sleeps.length, harness.store.list('c')]).toEqual([
+      {
+        type: 'error',
+        code: 'AGENT_LLM_FAILED',
+        message: expect.stringContaining('sent nothing for 100 ms'),
+        retryable: true,
+      },
+      3,
+      [],
+    ]);
+  });
+
+  it('does not retry a stream cut after its first text (the user would see it twice)', async () => {
+    harness = await startLoopHarness({
+      script: { rules: [{ reply: { text: 'one two three' }, fail: { disconnect_after_chunks: 1 } }] },
+    });
+    const events = await harness.chat('hi');
+    expect([harness.sent().length, events.at(-1)]).toEqual([
+      1,
+      { type: 'error', code: 'AGENT_LLM_FAILED', message: expect.any(String), retryable: true },
+    ]);
+  });
+
+  it("sends the turn's trace id with each LLM call, so the host's trace shows the calls", async () => {
+    harness = await startLoopHarness({
+      tools: [counterTool()],
+      script: {
+        rules: [
+          { match: { tool_result: 'count=' }, reply: { text: 'done' } },
+          { reply: { tool_calls: [call('counter', {})] } },
+        ],
+      },
+    });
+    await harness.chat('hi', { traceId: 'trace-chat-1' });
+    const traces = harness.llm.requests
+      .filter((request) => request.path === '/v1/chat/completions')
+      .map((request) => request.headers['x-trace-id']);
+    expect(traces).toEqual(['trace-chat-1', 'trace-chat-1']);
+  });
 });
