@@ -107,21 +107,30 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
     await chat('hi');
     const [system, ...rest] = llmBodies()[0]?.messages ?? [];
     expect(system?.role).toBe('system');
-    expect(system?.content).toContain('You are alpha, an agent in the testmesh mesh. Role: answers questions.');
+    expect(system?.content).toContain(
+      'You are alpha, an agent in the testmesh mesh. Role: answers questions.',
+    );
     expect(system?.content).toContain('Be brief.');
     expect(system?.content).toContain('# Operating instructions (AGENTS.md)');
     expect(rest).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
   it('scaffolds its workspace and serves it to the operator', async () => {
-    const response = await fetch(`${agent.url}/workspace/AGENTS.md`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect([response.status, await response.text()]).toEqual([200, expect.stringContaining('Operating instructions')]);
+    const response = await fetch(`${agent.url}/workspace/AGENTS.md`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect([response.status, await response.text()]).toEqual([
+      200,
+      expect.stringContaining('Operating instructions'),
+    ]);
   });
 
   it('offers the model the memory tools of its default profile', async () => {
     await chat('hi');
-    const tools = (llm.requests.find((r) => r.path === '/v1/chat/completions')?.body as { tools?: { function: { name: string } }[] })
-      .tools;
+    const body = llm.requests.find((r) => r.path === '/v1/chat/completions')?.body as
+      | { tools?: { function: { name: string } }[] }
+      | undefined;
+    const tools = body?.tools;
     expect(tools?.map((tool) => tool.function.name)).toEqual(['memory_search', 'memory_save']);
   });
 

@@ -132,7 +132,8 @@ export class ConversationStore {
 }
 
 function toStoredMessage(row: MessageRow): StoredMessage {
-  if (row.role === 'tool') return { role: 'tool', tool_call_id: row.tool_call_id ?? '', content: row.content };
+  if (row.role === 'tool')
+    return { role: 'tool', tool_call_id: row.tool_call_id ?? '', content: row.content };
   if (row.role === 'user') return { role: 'user', content: row.content };
   if (row.tool_calls === null) return { role: 'assistant', content: row.content };
   // An assistant message that only calls tools has no text; providers want null there, not ''.

@@ -1,7 +1,12 @@
 export { type AgentEnv, parseAgentEnv } from './agent-env.js';
 export { type AgentServerDeps, createAgentServer, type ReadyAgent } from './agent-server.js';
 export { readAgentVersion } from './agent-version.js';
-export type { ContextManager, ContextRequest, LlmMessage, PreparedContext } from './context/context-manager.js';
+export type {
+  ContextManager,
+  ContextRequest,
+  LlmMessage,
+  PreparedContext,
+} from './context/context-manager.js';
 export {
   ConversationStore,
   type StoredMessage,

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentSelf, type AgentTool, agentSelfSchema, type ChatEvent, textResult } from '@openlegion/protocol';
+import {
+  type AgentSelf,
+  type AgentTool,
+  agentSelfSchema,
+  type ChatEvent,
+  textResult,
+} from '@openlegion/protocol';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import type OpenAI from 'openai';
 import { pino } from 'pino';
@@ -73,7 +79,12 @@ export interface LoopHarness {
   /** Run a chat turn and collect its events. */
   chat(
     message: string,
-    options?: { conversationId?: string; signal?: AbortSignal; drainSteered?: () => string[]; traceId?: string },
+    options?: {
+      conversationId?: string;
+      signal?: AbortSignal;
+      drainSteered?: () => string[];
+      traceId?: string;
+    },
   ): Promise<ChatEvent[]>;
   task(message: string, maxIterations?: number): Promise<ChatEvent[]>;
   close(): Promise<void>;
@@ -91,13 +102,23 @@ export interface HarnessOptions {
 
 /** A loop against the scripted LLM on loopback, with a real store and a scaffolded workspace. */
 export async function startLoopHarness(options: HarnessOptions): Promise<LoopHarness> {
-  const self = agentSelfSchema.parse({ agent: 'a', mesh: 'm', role: 'tester', model: TEST_MODEL, soul: '', ...options.self });
+  const self = agentSelfSchema.parse({
+    agent: 'a',
+    mesh: 'm',
+    role: 'tester',
+    model: TEST_MODEL,
+    soul: '',
+    ...options.self,
+  });
   const llm = await startFakeLlm({ script: { models: [TEST_MODEL], ...(options.script as object) } });
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-loop-'));
   const store = ConversationStore.open(dataDir);
   const workspace = join(dataDir, 'workspace');
   await scaffoldWorkspace(workspace);
-  const client: Promise<OpenAI> = loadLlmClient({ meshUrl: new URL(llm.url).origin, token: 'loop-test-token' });
+  const client: Promise<OpenAI> = loadLlmClient({
+    meshUrl: new URL(llm.url).origin,
+    token: 'loop-test-token',
+  });
   const sleeps = options.sleeps ?? [];
   const loop = createAgentLoop({
     self,
@@ -127,7 +148,9 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     store,
     workspace,
     sent: () =>
-      llm.requests.filter((request) => request.path === '/v1/chat/completions').map((request) => request.body as SentRequest),
+      llm.requests
+        .filter((request) => request.path === '/v1/chat/completions')
+        .map((request) => request.body as SentRequest),
     chat: (message, chatOptions = {}) =>
       collect((emit) =>
         loop.runChat(

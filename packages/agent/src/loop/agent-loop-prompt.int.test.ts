@@ -32,7 +32,9 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
     writeFileSync(join(harness.workspace, 'SOUL.md'), 'Warm and exact.');
     await harness.chat('hi');
     const prompt = systemPrompt();
-    expect(prompt.startsWith('Today is 2026-03-04 (UTC).\n\nYou are a, an agent in the m mesh. Role: tester.')).toBe(true);
+    expect(
+      prompt.startsWith('Today is 2026-03-04 (UTC).\n\nYou are a, an agent in the m mesh. Role: tester.'),
+    ).toBe(true);
     expect(prompt.indexOf('Warm and exact.')).toBeLessThan(prompt.indexOf('Be brief.'));
     expect(prompt).toContain('# Operating instructions (AGENTS.md)');
   });
@@ -59,7 +61,10 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
   });
 
   it('offers only the tools of a profile directive, for that turn only', async () => {
-    harness = await startLoopHarness({ tools: [counterTool(), fileTool], script: { default: { text: 'ok' } } });
+    harness = await startLoopHarness({
+      tools: [counterTool(), fileTool],
+      script: { default: { text: 'ok' } },
+    });
     await harness.chat('/minimal what is 2+2?');
     await harness.chat('/coding list the files');
     await harness.chat('and now?');
@@ -93,7 +98,9 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
     const second = await harness.chat('again');
     const prompt = systemPrompt();
     const memorySection = prompt.slice(prompt.indexOf('# Your notes (MEMORY.md)'));
-    expect(notices(first)).toEqual([expect.stringMatching(/^MEMORY\.md is 50030 characters; the prompt carries \d+/)]);
+    expect(notices(first)).toEqual([
+      expect.stringMatching(/^MEMORY\.md is 50030 characters; the prompt carries \d+/),
+    ]);
     const carried = Number(/carries (\d+)/.exec(notices(first)[0] ?? '')?.[1]);
     expect(carried).toBeGreaterThan(14_000);
     expect(carried).toBeLessThanOrEqual(16_000);
@@ -113,7 +120,10 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
 
   it('skips a heartbeat with nothing actionable without calling the LLM', async () => {
     harness = await startLoopHarness({ script: { default: { text: 'should not be asked' } } });
-    const beat = await harness.loop.runHeartbeat({ pendingMessages: 0, pendingEvents: 0 }, new AbortController().signal);
+    const beat = await harness.loop.runHeartbeat(
+      { pendingMessages: 0, pendingEvents: 0 },
+      new AbortController().signal,
+    );
     expect([beat, harness.sent().length]).toEqual([
       { ran: false, reason: 'nothing actionable', reply: '', silent: true },
       0,
@@ -123,7 +133,10 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
   it('runs a heartbeat when HEARTBEAT.md has a checklist, showing it to the model', async () => {
     harness = await startLoopHarness({ script: { default: { text: 'Inbox checked: 2 new.' } } });
     writeFileSync(join(harness.workspace, 'HEARTBEAT.md'), '# Heartbeat\n\n- check the inbox\n');
-    const beat = await harness.loop.runHeartbeat({ pendingMessages: 0, pendingEvents: 0 }, new AbortController().signal);
+    const beat = await harness.loop.runHeartbeat(
+      { pendingMessages: 0, pendingEvents: 0 },
+      new AbortController().signal,
+    );
     expect([beat, harness.sent().length]).toEqual([
       { ran: true, reason: 'HEARTBEAT.md has a checklist', reply: 'Inbox checked: 2 new.', silent: false },
       1,
@@ -133,7 +146,10 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
 
   it('runs a heartbeat for pending messages and reports a silent answer as silent', async () => {
     harness = await startLoopHarness({ script: { default: { text: '__SILENT__' } } });
-    const beat = await harness.loop.runHeartbeat({ pendingMessages: 2, pendingEvents: 1 }, new AbortController().signal);
+    const beat = await harness.loop.runHeartbeat(
+      { pendingMessages: 2, pendingEvents: 1 },
+      new AbortController().signal,
+    );
     expect(beat).toEqual({
       ran: true,
       reason: '2 pending message(s), 1 pending event(s)',

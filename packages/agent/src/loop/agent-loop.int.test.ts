@@ -128,7 +128,12 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
     const events = await harness.chat('add two');
     const firstResult = events.find((event) => event.type === 'tool_result');
     expect([firstResult, events.at(-1), counter.value()]).toEqual([
-      { type: 'tool_result', id: expect.any(String), output: expect.stringContaining('field "by"'), is_error: true },
+      {
+        type: 'tool_result',
+        id: expect.any(String),
+        output: expect.stringContaining('field "by"'),
+        is_error: true,
+      },
       { type: 'done', conversation_id: 'c', text: 'fixed it' },
       2,
     ]);
@@ -203,7 +208,12 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
         ],
       },
     ]);
-    expect(harness.store.list('c').map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(harness.store.list('c').map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
   });
 
   it('warns at the 2nd identical call, blocks from the 4th and ends the turn at the 9th', async () => {
@@ -226,7 +236,12 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
       ran: 3,
       blocked: 5,
       requests: 9,
-      last: { type: 'error', code: 'AGENT_LOOP_DETECTED', message: expect.stringContaining('9 times'), retryable: false },
+      last: {
+        type: 'error',
+        code: 'AGENT_LOOP_DETECTED',
+        message: expect.stringContaining('9 times'),
+        retryable: false,
+      },
       stored: [],
     });
     expect(textOf(harness.sent()[2]?.messages.at(-1))).toContain('[loop detector]');
@@ -235,7 +250,9 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
   it('delivers a silent reply as done with empty text and streams none of it', async () => {
     harness = await startLoopHarness({ script: { default: { text: '  __SILENT__ ' } } });
     const events = await harness.chat('ping');
-    expect(events.filter((event) => event.type !== 'usage')).toEqual([{ type: 'done', conversation_id: 'c', text: '' }]);
+    expect(events.filter((event) => event.type !== 'usage')).toEqual([
+      { type: 'done', conversation_id: 'c', text: '' },
+    ]);
   });
 
   it('streams a reply that only starts like the silent token', async () => {

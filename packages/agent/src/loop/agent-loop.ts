@@ -16,8 +16,8 @@ import { filterByProfile } from '../tool-registry/tool-profiles.js';
 import { type BootstrapFile, loadBootstrapFiles } from '../workspace/bootstrap-files.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
 import { describeLlmFailure } from './llm-failure.js';
-import { isSilentReply } from './silent-reply.js';
 import { LlmCallFailedError } from './model-call.js';
+import { isSilentReply } from './silent-reply.js';
 import { runTurn, type TurnRunnerDeps } from './turn-runner.js';
 
 /** One turn as the server hands it over. */
@@ -174,7 +174,12 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     signal: AbortSignal,
   ) => {
     try {
-      const result = await execute(kind, { ...input, directives: parseDirectives(input.message) }, emit, signal);
+      const result = await execute(
+        kind,
+        { ...input, directives: parseDirectives(input.message) },
+        emit,
+        signal,
+      );
       emit({ type: 'done', conversation_id: input.conversationId, text: result.silent ? '' : result.text });
     } catch (error) {
       if (signal.aborted) return; // the client is gone: no event, nothing stored
@@ -186,9 +191,17 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     runChat: (turn, emit, signal) =>
       streamTurn('chat', { ...turn, maxRounds: deps.self.loop.max_tool_rounds }, emit, signal),
     runTask: (task, emit, signal) =>
-      streamTurn('task', { ...task, maxRounds: task.maxIterations ?? deps.self.loop.max_task_iterations }, emit, signal),
+      streamTurn(
+        'task',
+        { ...task, maxRounds: task.maxIterations ?? deps.self.loop.max_task_iterations },
+        emit,
+        signal,
+      ),
     async runHeartbeat(beat, signal) {
-      const probe = await probeHeartbeat(deps.workspace, { messages: beat.pendingMessages, events: beat.pendingEvents });
+      const probe = await probeHeartbeat(deps.workspace, {
+        messages: beat.pendingMessages,
+        events: beat.pendingEvents,
+      });
       if (!probe.actionable) return { ran: false, reason: probe.reason, reply: '', silent: true };
       const message = [
         `Heartbeat. Pending: ${beat.pendingMessages} message(s), ${beat.pendingEvents} event(s).`,

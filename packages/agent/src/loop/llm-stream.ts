@@ -70,7 +70,8 @@ export async function streamCompletion(
         emit({ type: 'text_delta', text: choice.delta.content });
       }
       for (const fragment of choice?.delta.tool_calls ?? []) {
-        const call = (calls[fragment.index] ??= { id: '', name: '', arguments: '' });
+        const call = calls[fragment.index] ?? { id: '', name: '', arguments: '' };
+        calls[fragment.index] = call;
         if (fragment.id) call.id = fragment.id;
         if (fragment.function?.name) call.name += fragment.function.name;
         if (fragment.function?.arguments) call.arguments += fragment.function.arguments;

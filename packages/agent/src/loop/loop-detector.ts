@@ -19,16 +19,24 @@ export class LoopDetector {
     const count = (this.#counts.get(key) ?? 0) + 1;
     this.#counts.set(key, count);
     const verdict: LoopVerdict =
-      count >= LOOP_END_AT ? 'end' : count >= LOOP_BLOCK_AT ? 'block' : count >= LOOP_WARN_AT ? 'warn' : 'run';
+      count >= LOOP_END_AT
+        ? 'end'
+        : count >= LOOP_BLOCK_AT
+          ? 'block'
+          : count >= LOOP_WARN_AT
+            ? 'warn'
+            : 'run';
     return { verdict, count };
   }
 }
 
 /** JSON with object keys sorted at every level. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  ) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : inner,
+    ) ?? 'undefined'
+  );
 }

@@ -75,12 +75,12 @@ describe('ActiveTurns', () => {
     const turns = new ActiveTurns();
     expect(turns.steer('c', 'early')).toBe(false);
     const turn = turns.begin('c');
-    expect([turns.steer('c', 'one'), turns.steer('c', 'two'), turn?.drainSteered(), turn?.drainSteered()]).toEqual([
-      true,
-      true,
-      ['one', 'two'],
-      [],
-    ]);
+    expect([
+      turns.steer('c', 'one'),
+      turns.steer('c', 'two'),
+      turn?.drainSteered(),
+      turn?.drainSteered(),
+    ]).toEqual([true, true, ['one', 'two'], []]);
   });
 
   it('allows one turn per conversation until it ends', () => {

@@ -59,8 +59,14 @@ export async function callModel(
     } catch (error) {
       if (request.signal.aborted) throw error;
       if (isContextOverflow(error) && !compacted) {
-        deps.logger.warn({ conversation: request.conversationId }, 'context overflow: compacting and retrying');
-        request.emit({ type: 'notice', message: 'the conversation was too long for the model; compacting it' });
+        deps.logger.warn(
+          { conversation: request.conversationId },
+          'context overflow: compacting and retrying',
+        );
+        request.emit({
+          type: 'notice',
+          message: 'the conversation was too long for the model; compacting it',
+        });
         prepared = await deps.contextManager.compact(request, 'overflow');
         compacted = true;
         continue;

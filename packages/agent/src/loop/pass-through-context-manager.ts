@@ -6,7 +6,10 @@ import type { ContextManager, ContextRequest, PreparedContext } from '../context
  */
 export function createPassThroughContextManager(): ContextManager {
   const passThrough = async (request: ContextRequest): Promise<PreparedContext> => {
-    const chars = request.messages.reduce((sum, message) => sum + JSON.stringify(message.content ?? '').length, 0);
+    const chars = request.messages.reduce(
+      (sum, message) => sum + JSON.stringify(message.content ?? '').length,
+      0,
+    );
     return { messages: request.messages, promptTokens: Math.ceil(chars / 4), usedRatio: 0 };
   };
   return { prepare: passThrough, compact: (request) => passThrough(request) };

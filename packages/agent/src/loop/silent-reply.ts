@@ -22,7 +22,10 @@ export class SilentReplyGate {
 
   /** The emitter to stream one model answer through. */
   readonly emit = (event: ChatEvent): void => {
-    if (event.type !== 'text_delta' || this.#open) return this.#emit(event);
+    if (event.type !== 'text_delta' || this.#open) {
+      this.#emit(event);
+      return;
+    }
     this.#text += event.text;
     this.#held.push(event.text);
     if (!SILENT_REPLY_TOKEN.startsWith(this.#text.trim())) this.#flush();

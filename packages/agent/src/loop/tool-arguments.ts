@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { LlmToolDefinition } from './llm-stream.js';
 
 /** Arguments as JSON, or why they are not. `{}` for an empty string (some models send that). */
-export function parseArgumentsJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseArgumentsJson(
+  text: string,
+): { ok: true; value: unknown } | { ok: false; error: string } {
   if (text.trim() === '') return { ok: true, value: {} };
   try {
     return { ok: true, value: JSON.parse(text) };

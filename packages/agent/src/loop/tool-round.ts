@@ -2,7 +2,7 @@ import type { AgentTool, ChatEvent, ToolContent, ToolResult } from '@openlegion/
 import type { LlmMessage } from '../context/context-manager.js';
 import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
 import type { RequestedToolCall } from './llm-stream.js';
-import { type LoopDetector, LOOP_BLOCK_AT, LOOP_END_AT } from './loop-detector.js';
+import { LOOP_BLOCK_AT, LOOP_END_AT, type LoopDetector } from './loop-detector.js';
 import { parseArgumentsJson, validateArguments } from './tool-arguments.js';
 
 /** Tool output beyond this is cut before it reaches the model (tools should page their output). */
@@ -33,7 +33,10 @@ export interface ToolRoundOutcome {
  * Bad JSON, unknown tools and invalid arguments come back as error results the model can act on;
  * the loop detector warns on repeated identical calls, then blocks them, then ends the turn.
  */
-export async function runToolRound(deps: ToolRoundDeps, calls: readonly RequestedToolCall[]): Promise<ToolRoundOutcome> {
+export async function runToolRound(
+  deps: ToolRoundDeps,
+  calls: readonly RequestedToolCall[],
+): Promise<ToolRoundOutcome> {
   const planned = calls.map((call) => planCall(deps, call));
   const results = await Promise.all(planned.map((plan) => plan()));
   const outcome: ToolRoundOutcome = { toolMessages: [], images: [] };
@@ -55,7 +58,12 @@ interface CallResult {
 /** Checks a call in order (so loop counts follow call order) and returns how to run it. */
 function planCall(deps: ToolRoundDeps, call: RequestedToolCall): () => Promise<CallResult> {
   const json = parseArgumentsJson(call.arguments);
-  deps.emit({ type: 'tool_start', id: call.id, name: call.name, input: json.ok ? json.value : call.arguments });
+  deps.emit({
+    type: 'tool_start',
+    id: call.id,
+    name: call.name,
+    input: json.ok ? json.value : call.arguments,
+  });
   const finish = (result: ToolResult, loopCount?: number): (() => Promise<CallResult>) => {
     return async () => {
       emitResult(deps, call.id, result);
@@ -64,7 +72,10 @@ function planCall(deps: ToolRoundDeps, call: RequestedToolCall): () => Promise<C
   };
   const { verdict, count } = deps.detector.check(call.name, json.ok ? json.value : call.arguments);
   if (verdict === 'end') {
-    return finish(errorResult(`${call.name} was called ${count} times with the same arguments; the turn ends here.`), count);
+    return finish(
+      errorResult(`${call.name} was called ${count} times with the same arguments; the turn ends here.`),
+      count,
+    );
   }
   if (verdict === 'block') {
     return finish(
@@ -77,7 +88,11 @@ function planCall(deps: ToolRoundDeps, call: RequestedToolCall): () => Promise<C
   if (!json.ok) return finish(errorResult(json.error));
   const tool = deps.tools.get(call.name);
   if (tool === undefined) {
-    return finish(errorResult(`there is no tool named "${call.name}"; available: ${[...deps.tools.keys()].join(', ') || 'none'}`));
+    return finish(
+      errorResult(
+        `there is no tool named "${call.name}"; available: ${[...deps.tools.keys()].join(', ') || 'none'}`,
+      ),
+    );
   }
   const valid = validateArguments(tool, json.value);
   if (!valid.ok) return finish(errorResult(valid.error));
@@ -137,12 +152,17 @@ function textOf(result: ToolResult): string {
 }
 
 /** The tool message's text (fenced as untrusted, capped) and the images to show separately. */
-function renderResult(name: string, result: ToolResult): { text: string; images: Extract<ToolContent, { type: 'image' }>[] } {
+function renderResult(
+  name: string,
+  result: ToolResult,
+): { text: string; images: Extract<ToolContent, { type: 'image' }>[] } {
   let text = textOf(result);
   if (text.length > TOOL_OUTPUT_MAX_CHARS) {
     text = `${text.slice(0, TOOL_OUTPUT_MAX_CHARS)}\n[… ${text.length - TOOL_OUTPUT_MAX_CHARS} more characters cut; ask for less at a time]`;
   }
   const fenced = fenceUntrusted(`tool ${name}`, text);
-  const images = result.content.filter((part): part is Extract<ToolContent, { type: 'image' }> => part.type === 'image');
+  const images = result.content.filter(
+    (part): part is Extract<ToolContent, { type: 'image' }> => part.type === 'image',
+  );
   return { text: result.isError ? `Error: ${fenced}` : fenced, images };
 }

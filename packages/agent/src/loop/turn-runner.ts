@@ -1,9 +1,9 @@
 import { type AgentTool, type ChatEvent, OpenLegionError, type ToolContent } from '@openlegion/protocol';
 import type { ContextRequest, LlmMessage } from '../context/context-manager.js';
 import type { StoredMessage } from '../conversation-store.js';
-import { callModel, type ModelCallDeps } from './model-call.js';
 import type { RequestedToolCall } from './llm-stream.js';
 import { LoopDetector } from './loop-detector.js';
+import { callModel, type ModelCallDeps } from './model-call.js';
 import { SilentReplyGate } from './silent-reply.js';
 import { toolDefinition } from './tool-arguments.js';
 import { runToolRound } from './tool-round.js';
@@ -61,7 +61,10 @@ export async function runTurn(
   for (;;) {
     const exhausted = rounds >= plan.maxRounds;
     if (exhausted && rounds > 0) {
-      emit({ type: 'notice', message: `reached the limit of ${plan.maxRounds} tool rounds; asking for a final answer` });
+      emit({
+        type: 'notice',
+        message: `reached the limit of ${plan.maxRounds} tool rounds; asking for a final answer`,
+      });
       sent.push({
         role: 'user',
         content: `[You have used all ${plan.maxRounds} tool rounds of this turn. Answer now with what you have; no more tool calls.]`,
@@ -86,10 +89,12 @@ export async function runTurn(
       continue;
     }
     rounds += 1;
-    const calls = reply.toolCalls.map((call, index): RequestedToolCall => ({
-      ...call,
-      id: call.id || `call_${rounds}_${index}`,
-    }));
+    const calls = reply.toolCalls.map(
+      (call, index): RequestedToolCall => ({
+        ...call,
+        id: call.id || `call_${rounds}_${index}`,
+      }),
+    );
     keep({
       role: 'assistant',
       content: reply.text === '' ? null : reply.text,
@@ -112,7 +117,11 @@ export async function runTurn(
   }
 }
 
-function applySteered(messages: string[], keep: (message: StoredMessage) => void, emit: (event: ChatEvent) => void) {
+function applySteered(
+  messages: string[],
+  keep: (message: StoredMessage) => void,
+  emit: (event: ChatEvent) => void,
+) {
   for (const content of messages) {
     emit({ type: 'notice', message: 'steered: your message was added to the running turn' });
     keep({ role: 'user', content });

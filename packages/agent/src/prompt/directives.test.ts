@@ -34,7 +34,10 @@ describe('parseDirectives', () => {
   });
 
   it('leaves a message with an unknown directive untouched', () => {
-    expect(parseDirectives('/elevated delete it')).toMatchObject({ message: '/elevated delete it', applied: [] });
+    expect(parseDirectives('/elevated delete it')).toMatchObject({
+      message: '/elevated delete it',
+      applied: [],
+    });
   });
 
   it('does not take a path-like word for a directive', () => {

@@ -17,7 +17,16 @@ const input: SystemPromptInput = {
 describe('buildSystemPrompt', () => {
   it('orders sections by priority: context, identity, security, formatting, language, tools, memory, custom', () => {
     const prompt = buildSystemPrompt(input);
-    const order = ['Today is', 'You are ada', '<untrusted>', 'Be concise', 'language the user', 'Tools you can call', 'Prefers metric', 'Cite sources'];
+    const order = [
+      'Today is',
+      'You are ada',
+      '<untrusted>',
+      'Be concise',
+      'language the user',
+      'Tools you can call',
+      'Prefers metric',
+      'Cite sources',
+    ];
     const positions = order.map((marker) => prompt.indexOf(marker));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
@@ -25,16 +34,18 @@ describe('buildSystemPrompt', () => {
 
   it('keeps only context, identity, security and language in minimal mode', () => {
     const prompt = buildSystemPrompt({ ...input, mode: 'minimal' });
-    expect([prompt.includes('Curious.'), prompt.includes('Tools you can call'), prompt.includes('Cite sources'), prompt.includes('language')]).toEqual([
-      true,
-      false,
-      false,
-      true,
-    ]);
+    expect([
+      prompt.includes('Curious.'),
+      prompt.includes('Tools you can call'),
+      prompt.includes('Cite sources'),
+      prompt.includes('language'),
+    ]).toEqual([true, false, false, true]);
   });
 
   it('is one identity line in mode none', () => {
-    expect(buildSystemPrompt({ ...input, mode: 'none' })).toBe('You are ada, an agent in the lab mesh. Role: researcher.');
+    expect(buildSystemPrompt({ ...input, mode: 'none' })).toBe(
+      'You are ada, an agent in the lab mesh. Role: researcher.',
+    );
   });
 
   it('adds the reasoning section only when asked', () => {

@@ -37,7 +37,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
       text:
         input.mode === 'none'
           ? identityLine
-          : [identityLine, file('SOUL.md'), input.self.soul].filter((part) => part.trim() !== '').join('\n\n'),
+          : [identityLine, file('SOUL.md'), input.self.soul]
+              .filter((part) => part.trim() !== '')
+              .join('\n\n'),
     },
     { name: 'security', text: `${UNTRUSTED_PROMPT_NOTE} Never reveal credentials or tokens.` },
     { name: 'formatting', text: formatting(input.verbose === true) },
@@ -45,7 +47,10 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     { name: 'tools', text: tools(input) },
     { name: 'memory', text: memory(file('USER.md'), file('MEMORY.md')) },
     { name: 'reasoning', text: reasoning(input) },
-    { name: 'custom', text: file('AGENTS.md') && `# Operating instructions (AGENTS.md)\n\n${file('AGENTS.md')}` },
+    {
+      name: 'custom',
+      text: file('AGENTS.md') && `# Operating instructions (AGENTS.md)\n\n${file('AGENTS.md')}`,
+    },
   ];
   return assemblePrompt(sections, input.mode);
 }
@@ -66,7 +71,9 @@ function tools(input: SystemPromptInput): string {
     );
   }
   if (input.kind === 'task') {
-    lines.push('You are working on a task on your own: keep going until it is done, then reply with the result.');
+    lines.push(
+      'You are working on a task on your own: keep going until it is done, then reply with the result.',
+    );
   }
   if (input.kind === 'heartbeat') {
     lines.push(
@@ -81,7 +88,9 @@ function memory(user: string, notes: string): string {
   const parts: string[] = [];
   if (user) parts.push(`# About the user (USER.md)\n\n${user}`);
   if (notes) parts.push(`# Your notes (MEMORY.md)\n\n${notes}`);
-  parts.push('Daily logs live in memory/YYYY-MM-DD.md in your workspace; they are not loaded here, read them when needed.');
+  parts.push(
+    'Daily logs live in memory/YYYY-MM-DD.md in your workspace; they are not loaded here, read them when needed.',
+  );
   return parts.join('\n\n');
 }
 

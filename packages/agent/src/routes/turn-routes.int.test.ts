@@ -1,4 +1,10 @@
-import { agentSelfSchema, type AgentTool, heartbeatResponseSchema, steerResponseSchema, textResult } from '@openlegion/protocol';
+import {
+  type AgentTool,
+  agentSelfSchema,
+  heartbeatResponseSchema,
+  steerResponseSchema,
+  textResult,
+} from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,7 +50,10 @@ describe('turn routes (server over the real loop and the scripted LLM)', () => {
       store: h.store,
       logger: pino({ level: 'silent' }),
       version: '1.0.0',
-      ready: () => ({ self: agentSelfSchema.parse({ agent: 'a', mesh: 'm', role: '', model: 'x', soul: '' }), loop: h.loop }),
+      ready: () => ({
+        self: agentSelfSchema.parse({ agent: 'a', mesh: 'm', role: '', model: 'x', soul: '' }),
+        loop: h.loop,
+      }),
     });
 
   it('applies a message steered mid-task after the running tool round', async () => {
@@ -60,7 +69,12 @@ describe('turn routes (server over the real loop and the scripted LLM)', () => {
       },
     });
     app = serve(harness);
-    const task = app.inject({ method: 'POST', url: '/task', headers: AUTH, payload: { task: 'greet', conversation_id: 'job' } });
+    const task = app.inject({
+      method: 'POST',
+      url: '/task',
+      headers: AUTH,
+      payload: { task: 'greet', conversation_id: 'job' },
+    });
     await pausing.started;
     const steer = await app.inject({
       method: 'POST',
@@ -70,7 +84,11 @@ describe('turn routes (server over the real loop and the scripted LLM)', () => {
     });
     pausing.release();
     const events = await parseSseEvents((await task).body);
-    expect([steerResponseSchema.parse(steer.json()), textOf(harness.sent()[1]?.messages.at(-1)), events.at(-1)]).toEqual([
+    expect([
+      steerResponseSchema.parse(steer.json()),
+      textOf(harness.sent()[1]?.messages.at(-1)),
+      events.at(-1),
+    ]).toEqual([
       { steered: true },
       'write French instead',
       { type: 'done', conversation_id: 'job', text: 'Bonjour' },
@@ -80,15 +98,29 @@ describe('turn routes (server over the real loop and the scripted LLM)', () => {
   it('answers a steer with steered:false when no turn runs in the conversation', async () => {
     harness = await startLoopHarness({ script: { default: { text: 'ok' } } });
     app = serve(harness);
-    const response = await app.inject({ method: 'POST', url: '/chat/steer', headers: AUTH, payload: { message: 'hey' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/chat/steer',
+      headers: AUTH,
+      payload: { message: 'hey' },
+    });
     expect(steerResponseSchema.parse(response.json())).toEqual({ steered: false });
   });
 
   it('answers POST /task with the chat SSE events', async () => {
     harness = await startLoopHarness({ script: { default: { text: 'task finished' } } });
     app = serve(harness);
-    const response = await app.inject({ method: 'POST', url: '/task', headers: AUTH, payload: { task: 'do it', conversation_id: 'job' } });
-    expect((await parseSseEvents(response.body)).at(-1)).toEqual({ type: 'done', conversation_id: 'job', text: 'task finished' });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/task',
+      headers: AUTH,
+      payload: { task: 'do it', conversation_id: 'job' },
+    });
+    expect((await parseSseEvents(response.body)).at(-1)).toEqual({
+      type: 'done',
+      conversation_id: 'job',
+      text: 'task finished',
+    });
   });
 
   it('answers POST /heartbeat with JSON and makes no LLM call when nothing is actionable', async () => {

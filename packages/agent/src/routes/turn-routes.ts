@@ -135,7 +135,12 @@ async function streamTurn(
     await run(turn, emit, stream.signal);
   } catch (error) {
     request.log.error({ err: error }, 'turn failed');
-    emit({ type: 'error', code: 'INTERNAL', message: 'unexpected fault; see the agent log', retryable: false });
+    emit({
+      type: 'error',
+      code: 'INTERNAL',
+      message: 'unexpected fault; see the agent log',
+      retryable: false,
+    });
   } finally {
     deps.controllers.delete(controller);
     turn.end();

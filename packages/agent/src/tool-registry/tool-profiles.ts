@@ -28,7 +28,10 @@ export interface ToolSelection {
  * Apply mesh.yaml `tools` (a profile or a list of tool names) to the registered tools. A string
  * that is not a profile is read as a one-name list, so a typo shows up as an unknown name.
  */
-export function selectTools(setting: string | readonly string[], registered: readonly AgentTool[]): ToolSelection {
+export function selectTools(
+  setting: string | readonly string[],
+  registered: readonly AgentTool[],
+): ToolSelection {
   if (typeof setting === 'string' && isToolProfile(setting)) {
     return { tools: filterByProfile(registered, setting), unknown: [] };
   }

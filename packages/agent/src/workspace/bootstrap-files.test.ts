@@ -31,9 +31,14 @@ describe('loadBootstrapFiles', () => {
   afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
   it('caps each file: AGENTS.md 8K, SOUL.md 4K, USER.md 4K, MEMORY.md 16K', async () => {
-    for (const name of ['AGENTS.md', 'SOUL.md', 'USER.md', 'MEMORY.md']) writeFileSync(join(workspace, name), 'z'.repeat(30_000));
+    for (const name of ['AGENTS.md', 'SOUL.md', 'USER.md', 'MEMORY.md'])
+      writeFileSync(join(workspace, name), 'z'.repeat(30_000));
     const files = await loadBootstrapFiles(workspace);
-    expect(Object.fromEntries(files.map((file) => [file.name, file.text.length <= capOf(file.name) && file.truncated]))).toEqual({
+    expect(
+      Object.fromEntries(
+        files.map((file) => [file.name, file.text.length <= capOf(file.name) && file.truncated]),
+      ),
+    ).toEqual({
       'SOUL.md': true,
       'AGENTS.md': true,
       'USER.md': true,
@@ -42,7 +47,8 @@ describe('loadBootstrapFiles', () => {
   });
 
   it('keeps all files within the 40K total, counting what is reserved for the mesh.yaml soul', async () => {
-    for (const name of ['AGENTS.md', 'SOUL.md', 'USER.md', 'MEMORY.md']) writeFileSync(join(workspace, name), 'z'.repeat(30_000));
+    for (const name of ['AGENTS.md', 'SOUL.md', 'USER.md', 'MEMORY.md'])
+      writeFileSync(join(workspace, name), 'z'.repeat(30_000));
     const files = await loadBootstrapFiles(workspace, { reserved: 20_000 });
     const total = files.reduce((sum, file) => sum + file.text.length, 0);
     expect(total).toBeLessThanOrEqual(BOOTSTRAP_TOTAL_CAP_CHARS - 20_000);
@@ -51,10 +57,19 @@ describe('loadBootstrapFiles', () => {
   it('leaves out missing files and files holding only comments', async () => {
     writeFileSync(join(workspace, 'USER.md'), '<!-- fill me in -->\n');
     writeFileSync(join(workspace, 'MEMORY.md'), 'likes tea');
-    expect(await loadBootstrapFiles(workspace)).toEqual([{ name: 'MEMORY.md', text: 'likes tea', chars: 9, truncated: false }]);
+    expect(await loadBootstrapFiles(workspace)).toEqual([
+      { name: 'MEMORY.md', text: 'likes tea', chars: 9, truncated: false },
+    ]);
   });
 });
 
 function capOf(name: string): number {
-  return ({ 'AGENTS.md': 8_000, 'SOUL.md': 4_000, 'USER.md': 4_000, 'MEMORY.md': 16_000 } as Record<string, number>)[name] ?? 0;
+  return (
+    (
+      { 'AGENTS.md': 8_000, 'SOUL.md': 4_000, 'USER.md': 4_000, 'MEMORY.md': 16_000 } as Record<
+        string,
+        number
+      >
+    )[name] ?? 0
+  );
 }

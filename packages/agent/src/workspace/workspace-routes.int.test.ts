@@ -38,7 +38,12 @@ describe('GET|PUT /workspace/*', () => {
 
   const get = (path: string) => app.inject({ method: 'GET', url: `/workspace/${path}`, headers: AUTH });
   const put = (path: string, body: string | Buffer) =>
-    app.inject({ method: 'PUT', url: `/workspace/${path}`, headers: { ...AUTH, 'content-type': 'text/markdown' }, payload: body });
+    app.inject({
+      method: 'PUT',
+      url: `/workspace/${path}`,
+      headers: { ...AUTH, 'content-type': 'text/markdown' },
+      payload: body,
+    });
   const code = (body: string) => errorBodySchema.parse(JSON.parse(body)).error.code;
 
   it('lets the operator write AGENTS.md and read it back', async () => {

@@ -12,7 +12,13 @@ describe('scaffoldWorkspace', () => {
   afterEach(() => rmSync(join(workspace, '..'), { recursive: true, force: true }));
 
   it('creates the five workspace files and the daily log folder', async () => {
-    expect(await scaffoldWorkspace(workspace)).toEqual(['AGENTS.md', 'SOUL.md', 'USER.md', 'MEMORY.md', 'HEARTBEAT.md']);
+    expect(await scaffoldWorkspace(workspace)).toEqual([
+      'AGENTS.md',
+      'SOUL.md',
+      'USER.md',
+      'MEMORY.md',
+      'HEARTBEAT.md',
+    ]);
     expect(readFileSync(join(workspace, 'AGENTS.md'), 'utf8')).toContain('Operating instructions');
   });
 
@@ -21,11 +27,11 @@ describe('scaffoldWorkspace', () => {
     writeFileSync(join(workspace, 'SOUL.md'), 'My own soul.');
     writeFileSync(join(workspace, 'USER.md'), '');
     const created = await scaffoldWorkspace(workspace);
-    expect([created, readFileSync(join(workspace, 'SOUL.md'), 'utf8'), readFileSync(join(workspace, 'USER.md'), 'utf8')]).toEqual([
-      ['AGENTS.md', 'MEMORY.md', 'HEARTBEAT.md'],
-      'My own soul.',
-      '',
-    ]);
+    expect([
+      created,
+      readFileSync(join(workspace, 'SOUL.md'), 'utf8'),
+      readFileSync(join(workspace, 'USER.md'), 'utf8'),
+    ]).toEqual([['AGENTS.md', 'MEMORY.md', 'HEARTBEAT.md'], 'My own soul.', '']);
   });
 
   it('creates nothing the second time', async () => {
