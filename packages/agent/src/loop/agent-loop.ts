@@ -1,24 +1,16 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
-import {
-  type AgentSelf,
-  type AgentTool,
-  type ChatEvent,
-  type HeartbeatResponse,
-  OpenLegionError,
-} from '@openlegion/protocol';
+import type { AgentSelf, AgentTool, ChatEvent, HeartbeatResponse } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { ContextManager } from '../context/context-manager.js';
 import type { ConversationStore } from '../conversation-store.js';
 import { type Directives, parseDirectives } from '../prompt/directives.js';
-import { buildSystemPrompt, type TurnKind } from '../prompt/system-prompt.js';
-import { filterByProfile } from '../tool-registry/tool-profiles.js';
-import { type BootstrapFile, loadBootstrapFiles } from '../workspace/bootstrap-files.js';
+import type { TurnKind } from '../prompt/system-prompt.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
-import { describeLlmFailure } from './llm-failure.js';
-import { LlmCallFailedError } from './model-call.js';
 import { isSilentReply } from './silent-reply.js';
+import { errorEvent, toTurnError } from './turn-errors.js';
 import { runTurn, type TurnRunnerDeps } from './turn-runner.js';
+import { setUpTurn, TruncationNotices } from './turn-setup.js';
 
 /** One turn as the server hands it over. */
 export interface TurnInput {
@@ -90,22 +82,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
     ...(deps.streamIdleTimeoutMs ? { streamIdleTimeoutMs: deps.streamIdleTimeoutMs } : {}),
   };
-  /** Truncations already announced, per conversation, so a notice is not repeated every turn. */
-  const announced = new Set<string>();
-
-  const announceTruncations = (conversationId: string, files: BootstrapFile[], emit: EmitChatEvent) => {
-    for (const file of files.filter((f) => f.truncated)) {
-      const key = `${conversationId}\u0000${file.name}\u0000${file.chars}`;
-      if (announced.has(key)) continue;
-      announced.add(key);
-      emit({
-        type: 'notice',
-        message:
-          `${file.name} is ${file.chars} characters; the prompt carries ${file.text.length} (its start and ` +
-          'end). The agent reads the rest with read_file.',
-      });
-    }
-  };
+  const notices = new TruncationNotices();
 
   const execute = async (
     kind: TurnKind,
@@ -117,29 +94,28 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     const log = deps.logger.child({ conversation: conversationId, kind });
     const startedMs = clock.now();
     const history = deps.store.list(conversationId);
-    const systemMessage = (prompt: string) => [{ role: 'system' as const, content: prompt }, ...history];
+    const { systemPrompt, tools } = await setUpTurn(
+      {
+        self: deps.self,
+        workspace: deps.workspace,
+        tools: deps.tools,
+        kind,
+        directives,
+        conversationId,
+        nowMs: startedMs,
+        emit,
+      },
+      notices,
+    );
     if (directives.compact) {
+      const messages = [{ role: 'system' as const, content: systemPrompt }, ...history];
       await deps.contextManager.compact(
-        { conversationId, model: deps.self.model, messages: systemMessage(''), emit, signal },
+        { conversationId, model: deps.self.model, messages, emit, signal },
         'directive',
       );
       emit({ type: 'notice', message: 'conversation compacted' });
       if (directives.message.trim() === '') return { text: '', silent: true };
     }
-    const files = await loadBootstrapFiles(deps.workspace, { reserved: deps.self.soul.length });
-    announceTruncations(conversationId, files, emit);
-    const tools = directives.profile ? filterByProfile(deps.tools, directives.profile) : [...deps.tools];
-    const systemPrompt = buildSystemPrompt({
-      self: deps.self,
-      mode: directives.mode,
-      files,
-      toolNames: tools.map((tool) => tool.name),
-      kind,
-      think: directives.think,
-      verbose: directives.verbose,
-      reasoning: directives.reasoning,
-      date: new Date(clock.now()).toISOString().slice(0, 10),
-    });
     try {
       const outcome = await runTurn(
         runner,
@@ -231,29 +207,4 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
 
 async function tokenOf(deps: AgentLoopDeps): Promise<string> {
   return (await deps.llm().catch(() => undefined))?.apiKey ?? '';
-}
-
-function errorEvent(error: OpenLegionError): ChatEvent {
-  return { type: 'error', code: error.code, message: error.message, retryable: error.retryable };
-}
-
-/**
- * A failed turn as the client sees it: loop errors keep their code, LLM failures become
- * `AGENT_LLM_FAILED` (retryable unless the proxy refused the request), anything else is a crash
- * and is thrown on (the server reports it as INTERNAL).
- */
-function toTurnError(error: unknown, token: string): OpenLegionError {
-  if (error instanceof OpenLegionError) return error;
-  if (!(error instanceof LlmCallFailedError)) throw error;
-  const { message, retryable } = describeLlmFailure(error.cause, token);
-  return new LlmTurnError(message, retryable, error);
-}
-
-/** `AGENT_LLM_FAILED` with the retryability of the failure behind it. */
-class LlmTurnError extends OpenLegionError {
-  override readonly retryable: boolean;
-  constructor(message: string, retryable: boolean, cause: unknown) {
-    super('AGENT_LLM_FAILED', message, { cause });
-    this.retryable = retryable;
-  }
 }
