@@ -144,6 +144,16 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
     expect(textOf(harness.sent()[0]?.messages.at(-1))).toContain('- check the inbox');
   });
 
+  it('counts a HEARTBEAT.md of headings and comments as empty', async () => {
+    harness = await startLoopHarness({ script: { default: { text: 'should not be asked' } } });
+    writeFileSync(join(harness.workspace, 'HEARTBEAT.md'), '# Heartbeat\n\n<!-- nothing yet -->\n## Later\n');
+    const beat = await harness.loop.runHeartbeat(
+      { pendingMessages: 0, pendingEvents: 0 },
+      new AbortController().signal,
+    );
+    expect([beat.ran, harness.sent().length]).toEqual([false, 0]);
+  });
+
   it('runs a heartbeat for pending messages and reports a silent answer as silent', async () => {
     harness = await startLoopHarness({ script: { default: { text: '__SILENT__' } } });
     const beat = await harness.loop.runHeartbeat(

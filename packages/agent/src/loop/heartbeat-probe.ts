@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withoutComments } from '../workspace/bootstrap-files.js';
 
 /** What a heartbeat found without calling the LLM. */
 export interface HeartbeatProbe {
@@ -19,8 +20,8 @@ export async function probeHeartbeat(
   pending: { messages: number; events: number },
 ): Promise<HeartbeatProbe> {
   const raw = await readFile(join(workspace, 'HEARTBEAT.md'), 'utf8').catch(() => '');
-  const checklist = raw
-    .replace(/<!--[\s\S]*?-->/g, '')
+  const text = withoutComments(raw);
+  const checklist = text
     .split('\n')
     .filter((line) => line.trim() !== '' && !/^\s*#/.test(line))
     .join('\n')
@@ -32,6 +33,6 @@ export async function probeHeartbeat(
   return {
     actionable: reasons.length > 0,
     reason: reasons.length > 0 ? reasons.join(', ') : 'nothing actionable',
-    checklist: checklist === '' ? '' : raw.trim(),
+    checklist: checklist === '' ? '' : text,
   };
 }

@@ -58,9 +58,11 @@ export async function runTurn(
   const definitions = plan.tools.map(toolDefinition);
   const detector = new LoopDetector();
   let rounds = 0;
+  let toldToFinish = false;
   for (;;) {
     const exhausted = rounds >= plan.maxRounds;
-    if (exhausted && rounds > 0) {
+    if (exhausted && !toldToFinish) {
+      toldToFinish = true;
       emit({
         type: 'notice',
         message: `reached the limit of ${plan.maxRounds} tool rounds; asking for a final answer`,

@@ -101,6 +101,11 @@ describe('GET|PUT /workspace/*', () => {
     ]);
   });
 
+  it('refuses to write over a folder', async () => {
+    const response = await put('memory', 'x');
+    expect([response.statusCode, code(response.body)]).toEqual([400, 'AGENT_WORKSPACE_PATH_INVALID']);
+  });
+
   it('answers a missing file with AGENT_WORKSPACE_FILE_NOT_FOUND', async () => {
     const response = await get('nope.md');
     expect([response.statusCode, code(response.body)]).toEqual([404, 'AGENT_WORKSPACE_FILE_NOT_FOUND']);

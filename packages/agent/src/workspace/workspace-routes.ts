@@ -44,6 +44,11 @@ export function workspaceRoutes(workspace: string) {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       if (body.length > WORKSPACE_FILE_MAX_BYTES) throw tooLarge(file, body.length);
       const target = await resolveWorkspacePath(workspace, file);
+      if ((await stat(target).catch(() => undefined))?.isDirectory()) {
+        throw new OpenLegionError('AGENT_WORKSPACE_PATH_INVALID', `"${file}" is a folder, not a file`, {
+          details: { field: 'file' },
+        });
+      }
       await ensureParentDir(target);
       // Written beside the target and renamed over it: a reader never sees half a file.
       const temporary = `${target}.${randomUUID()}.tmp`;
