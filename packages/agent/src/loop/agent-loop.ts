@@ -41,8 +41,11 @@ export interface AgentLoop {
   runChat(turn: TurnInput, emit: EmitChatEvent, signal: AbortSignal): Promise<void>;
   /** A task (`POST /task`): the same events, with the task's iteration cap. */
   runTask(task: TaskInput, emit: EmitChatEvent, signal: AbortSignal): Promise<void>;
-  /** A heartbeat: free probes first; the LLM only when something is actionable. */
-  runHeartbeat(beat: HeartbeatInput, signal: AbortSignal): Promise<HeartbeatResponse>;
+  /**
+   * A heartbeat: free probes first; the LLM only when something is actionable. Its events go to
+   * `emit` when given (the server counts them as progress); the answer is the JSON response.
+   */
+  runHeartbeat(beat: HeartbeatInput, signal: AbortSignal, emit?: EmitChatEvent): Promise<HeartbeatResponse>;
 }
 
 export interface AgentLoopDeps {
@@ -173,7 +176,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
         emit,
         signal,
       ),
-    async runHeartbeat(beat, signal) {
+    async runHeartbeat(beat, signal, emit = () => {}) {
       const probe = await probeHeartbeat(deps.workspace, {
         messages: beat.pendingMessages,
         events: beat.pendingEvents,
@@ -194,7 +197,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
           directives: { ...parseDirectives(''), message },
           maxRounds: deps.self.loop.max_tool_rounds,
         },
-        () => {},
+        emit,
         signal,
       ).catch(async (error: unknown) => {
         throw toTurnError(error, await tokenOf(deps));

@@ -133,6 +133,22 @@ describe('turn routes (server over the real loop and the scripted LLM)', () => {
     ]);
   });
 
+  it('runs an actionable heartbeat and counts its events as progress on /status', async () => {
+    harness = await startLoopHarness({ script: { default: { text: 'Nothing new.' } } });
+    app = serve(harness);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/heartbeat',
+      headers: AUTH,
+      payload: { pending_events: 3 },
+    });
+    const status = await app.inject({ method: 'GET', url: '/status' });
+    expect([heartbeatResponseSchema.parse(response.json()).reply, status.json().progress > 0]).toEqual([
+      'Nothing new.',
+      true,
+    ]);
+  });
+
   it('refuses a heartbeat without the token', async () => {
     harness = await startLoopHarness({ script: { default: { text: 'ok' } } });
     app = serve(harness);

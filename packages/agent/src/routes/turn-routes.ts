@@ -89,6 +89,7 @@ export function turnRoutes(deps: TurnRoutesDeps) {
             ...(body.trace_id ? { traceId: body.trace_id } : {}),
           },
           controller.signal,
+          () => deps.onEvent(),
         );
       } finally {
         deps.controllers.delete(controller);
