@@ -1,5 +1,5 @@
 import type { AgentTool, ChatEvent, ToolContent, ToolResult } from '@openlegion/protocol';
-import type { LlmMessage } from '../context/context-manager.js';
+import type { StoredMessage } from '../conversation-store.js';
 import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
 import type { RequestedToolCall } from './llm-stream.js';
 import { LOOP_BLOCK_AT, LOOP_END_AT, type LoopDetector } from './loop-detector.js';
@@ -21,7 +21,7 @@ export interface ToolRoundDeps {
 /** What a round of tool calls gives the conversation. */
 export interface ToolRoundOutcome {
   /** One `tool` message per call, in call order. */
-  toolMessages: LlmMessage[];
+  toolMessages: Extract<StoredMessage, { role: 'tool' }>[];
   /** Images the tools returned, for a user message after the tool messages (multimodal). */
   images: Extract<ToolContent, { type: 'image' }>[];
   /** Set when a call was repeated so often that the turn must end. */

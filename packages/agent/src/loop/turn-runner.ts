@@ -107,7 +107,7 @@ export async function runTurn(
       })),
     });
     const outcome = await runToolRound({ tools, detector, workspace: deps.workspace, emit, signal }, calls);
-    for (const message of outcome.toolMessages) keep(message as StoredMessage);
+    for (const message of outcome.toolMessages) keep(message);
     if (outcome.images.length > 0) sent.push(imageMessage(outcome.images));
     if (outcome.loop) {
       throw new OpenLegionError(
