@@ -111,6 +111,14 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
     expect(memorySection.length).toBeLessThan(16_000 + 300);
   });
 
+  it('removes invisible characters from messages and workspace files before they reach the model', async () => {
+    harness = await startLoopHarness({ script: { default: { text: 'ok' } } });
+    writeFileSync(join(harness.workspace, 'MEMORY.md'), 'likes\u200B tea\u202E');
+    await harness.chat('hel\u202Elo\u{E0041}');
+    const messages = harness.sent()[0]?.messages ?? [];
+    expect([textOf(messages.at(-1)), textOf(messages[0]).includes('likes tea')]).toEqual(['hello', true]);
+  });
+
   it('never injects daily logs', async () => {
     harness = await startLoopHarness({ script: { default: { text: 'ok' } } });
     writeFileSync(join(harness.workspace, 'memory', '2026-03-04.md'), 'DAILY-LOG-LINE');

@@ -6,6 +6,7 @@ import type { ContextManager } from '../context/context-manager.js';
 import type { ConversationStore } from '../conversation-store.js';
 import { type Directives, parseDirectives } from '../prompt/directives.js';
 import type { TurnKind } from '../prompt/system-prompt.js';
+import { stripInvisible } from '../untrusted/untrusted-text.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
 import { isSilentReply } from './silent-reply.js';
 import { errorEvent, toTurnError } from './turn-errors.js';
@@ -130,7 +131,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
           userMessage: directives.message,
           tools,
           maxRounds: input.maxRounds,
-          ...(input.drainSteered ? { drainSteered: input.drainSteered } : {}),
+          ...(input.drainSteered ? { drainSteered: steeredWithoutInvisible(input.drainSteered) } : {}),
         },
         emit,
         signal,
@@ -155,7 +156,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     try {
       const result = await execute(
         kind,
-        { ...input, directives: parseDirectives(input.message) },
+        { ...input, directives: parseDirectives(stripInvisible(input.message)) },
         emit,
         signal,
       );
@@ -210,4 +211,12 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
 
 async function tokenOf(deps: AgentLoopDeps): Promise<string> {
   return (await deps.llm().catch(() => undefined))?.apiKey ?? '';
+}
+
+/**
+ * Messages may come from channels and other agents: invisible characters (bidi overrides,
+ * zero-width, tag characters) are removed before they enter a prompt, as with tool output.
+ */
+function steeredWithoutInvisible(drain: () => string[]): () => string[] {
+  return () => drain().map(stripInvisible);
 }

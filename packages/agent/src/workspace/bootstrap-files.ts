@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stripInvisible } from '../untrusted/untrusted-text.js';
 import { truncateHeadTail } from './head-tail-truncate.js';
 
 /** The workspace files injected into the prompt, in order, with their caps in characters. */
@@ -48,7 +49,8 @@ export async function loadBootstrapFiles(
   const files: BootstrapFile[] = [];
   for (const [name, defaultCap] of Object.entries(BOOTSTRAP_CAPS) as [BootstrapFileName, number][]) {
     const raw = await readFile(join(workspace, name), 'utf8').catch(() => '');
-    const text = withoutComments(raw);
+    // The agent writes MEMORY.md itself, sometimes from what it read: no hidden characters get in.
+    const text = stripInvisible(withoutComments(raw));
     if (text === '') continue;
     const cap = Math.max(0, Math.min(options.caps?.[name] ?? defaultCap, budget));
     const kept = truncateHeadTail(name, text, cap);
