@@ -75,6 +75,8 @@ export async function startAgent(options: {
       self,
       store,
       llm,
+      // The one place the context manager is chosen: sends conversations as they are until
+      // src/context/ (flush at 60%, compaction at 70%) is wired here.
       contextManager: createPassThroughContextManager(),
       tools,
       workspace,
