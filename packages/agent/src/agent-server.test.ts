@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSseEvents } from '../test/sse-events.js';
 import { createAgentServer, type ReadyAgent } from './agent-server.js';
-import type { ChatLoop } from './chat-loop.js';
+import type { AgentLoop } from './loop/agent-loop.js';
 
 const TOKEN = 'mesh-token-for-tests';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -22,13 +22,15 @@ function scriptedChat(options: { hold?: Promise<void> } = {}) {
   const started = new Promise<void>((resolve) => {
     markStarted = resolve;
   });
-  const chat: ChatLoop = {
+  const chat: AgentLoop = {
     async runChat(turn, emit) {
       markStarted();
       await options.hold;
       emit({ type: 'text_delta', text: 'ok' });
       emit({ type: 'done', conversation_id: turn.conversationId, text: 'ok' });
     },
+    runTask: (task, emit, signal) => chat.runChat(task, emit, signal),
+    runHeartbeat: async () => ({ ran: false, reason: 'nothing actionable', reply: '', silent: true }),
   };
   return { chat, started };
 }
@@ -55,7 +57,7 @@ describe('createAgentServer', () => {
   });
 
   it('answers /status without a token', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({ method: 'GET', url: '/status' });
     expect(agentStatusSchema.parse(response.json())).toMatchObject({
       agent: 'a',
@@ -73,13 +75,13 @@ describe('createAgentServer', () => {
   });
 
   it('rejects a chat without a token as AUTH_MISSING', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({ method: 'POST', url: '/chat', payload: { message: 'hi' } });
     expect([response.statusCode, errorCode(response.body)]).toEqual([401, 'AUTH_MISSING']);
   });
 
   it('rejects a chat with a wrong token as AUTH_INVALID', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({
       method: 'POST',
       url: '/chat',
@@ -90,7 +92,7 @@ describe('createAgentServer', () => {
   });
 
   it('rejects a non-bearer authorization as AUTH_MISSING', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({
       method: 'POST',
       url: '/chat',
@@ -101,7 +103,7 @@ describe('createAgentServer', () => {
   });
 
   it('rejects an empty message with REQUEST_INVALID naming the field', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({
       method: 'POST',
       url: '/chat',
@@ -116,7 +118,7 @@ describe('createAgentServer', () => {
   });
 
   it('rejects a body that is not JSON with REQUEST_INVALID', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({
       method: 'POST',
       url: '/chat',
@@ -127,7 +129,7 @@ describe('createAgentServer', () => {
   });
 
   it('answers an unknown route with NOT_FOUND', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({ method: 'GET', url: '/nope', headers: AUTH });
     expect([response.statusCode, errorCode(response.body)]).toEqual([404, 'NOT_FOUND']);
   });
@@ -144,7 +146,7 @@ describe('createAgentServer', () => {
   });
 
   it('streams the chat loop events as SSE', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const response = await app.inject({
       method: 'POST',
       url: '/chat',
@@ -159,7 +161,7 @@ describe('createAgentServer', () => {
   });
 
   it('counts progress on /status with every event a turn streams', async () => {
-    app = serverWith({ self, chat: scriptedChat().chat });
+    app = serverWith({ self, loop: scriptedChat().chat });
     const before = agentStatusSchema.parse((await app.inject({ method: 'GET', url: '/status' })).json());
     await app.inject({ method: 'POST', url: '/chat', headers: AUTH, payload: { message: 'hi' } });
     const after = agentStatusSchema.parse((await app.inject({ method: 'GET', url: '/status' })).json());
@@ -169,7 +171,7 @@ describe('createAgentServer', () => {
   it('refuses a second chat on a busy conversation with AGENT_BUSY', async () => {
     let release: () => void = () => {};
     const { chat, started } = scriptedChat({ hold: new Promise((resolve) => (release = resolve)) });
-    app = serverWith({ self, chat });
+    app = serverWith({ self, loop: chat });
     const first = app.inject({ method: 'POST', url: '/chat', headers: AUTH, payload: { message: 'one' } });
     await started;
     const second = await app.inject({
@@ -186,7 +188,7 @@ describe('createAgentServer', () => {
   it('reports busy on /status while a chat runs', async () => {
     let release: () => void = () => {};
     const { chat, started } = scriptedChat({ hold: new Promise((resolve) => (release = resolve)) });
-    app = serverWith({ self, chat });
+    app = serverWith({ self, loop: chat });
     const first = app.inject({ method: 'POST', url: '/chat', headers: AUTH, payload: { message: 'one' } });
     await started;
     const status = await app.inject({ method: 'GET', url: '/status' });
@@ -196,12 +198,14 @@ describe('createAgentServer', () => {
   });
 
   it('turns a chat loop crash into an INTERNAL error event', async () => {
-    const chat: ChatLoop = {
+    const chat: AgentLoop = {
       runChat: async () => {
         throw new Error('boom');
       },
+      runTask: async () => {},
+      runHeartbeat: async () => ({ ran: false, reason: '', reply: '', silent: true }),
     };
-    app = serverWith({ self, chat });
+    app = serverWith({ self, loop: chat });
     const response = await app.inject({
       method: 'POST',
       url: '/chat',

@@ -55,6 +55,7 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
       }),
       logger: pino({ level: 'silent' }),
       version: '1.2.3',
+      tuning: { llmRetryDelaysMs: [0, 0] },
     });
   const chat = (message: string, conversationId?: string) =>
     postChat(agent.url, TOKEN, conversationId ? { message, conversation_id: conversationId } : { message });
@@ -102,15 +103,35 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
     expect([request?.headers.authorization, llmBodies()[0]?.model]).toEqual([`Bearer ${TOKEN}`, self.model]);
   });
 
-  it('opens the conversation with the system prompt built from its self', async () => {
+  it('opens the conversation with the system prompt built from its self and its workspace', async () => {
     await chat('hi');
-    expect(llmBodies()[0]?.messages).toEqual([
-      {
-        role: 'system',
-        content: 'You are alpha, an agent in the testmesh mesh. Role: answers questions. Be brief.',
-      },
-      { role: 'user', content: 'hi' },
+    const [system, ...rest] = llmBodies()[0]?.messages ?? [];
+    expect(system?.role).toBe('system');
+    expect(system?.content).toContain(
+      'You are alpha, an agent in the testmesh mesh. Role: answers questions.',
+    );
+    expect(system?.content).toContain('Be brief.');
+    expect(system?.content).toContain('# Operating instructions (AGENTS.md)');
+    expect(rest).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('scaffolds its workspace and serves it to the operator', async () => {
+    const response = await fetch(`${agent.url}/workspace/AGENTS.md`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect([response.status, await response.text()]).toEqual([
+      200,
+      expect.stringContaining('Operating instructions'),
     ]);
+  });
+
+  it('offers the model the memory tools of its default profile', async () => {
+    await chat('hi');
+    const body = llm.requests.find((r) => r.path === '/v1/chat/completions')?.body as
+      | { tools?: { function: { name: string } }[] }
+      | undefined;
+    const tools = body?.tools;
+    expect(tools?.map((tool) => tool.function.name)).toEqual(['memory_search', 'memory_save']);
   });
 
   it("sends the first turn's messages with the second turn", async () => {
@@ -140,9 +161,9 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
     ]);
   });
 
-  it('turns an LLM 500 into a retryable AGENT_LLM_FAILED error event naming the status', async () => {
+  it('turns an LLM 500 that outlasts the retries into a retryable AGENT_LLM_FAILED error event naming the status', async () => {
     const { status, events } = await chat('please fail');
-    expect(status).toBe(200);
+    expect([status, llmBodies().length]).toEqual([200, 3]);
     expect(events).toEqual([
       {
         type: 'error',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '@openlegion/infra/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationStore } from './conversation-store.js';
+import { ConversationStore, type StoredMessage, type StoredToolCall } from './conversation-store.js';
 
 describe('ConversationStore', () => {
   let dataDir: string;
@@ -49,6 +49,27 @@ describe('ConversationStore', () => {
     store.close();
     store = ConversationStore.open(dataDir);
     expect(store.list('c1')).toEqual([{ role: 'user', content: 'remember me' }]);
+  });
+
+  it('keeps a tool round: the assistant message with its tool calls, then the tool results', () => {
+    const round: StoredMessage[] = [
+      { role: 'user', content: 'count' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'counter', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'count=1' },
+      { role: 'assistant', content: 'counted to 1' },
+    ];
+    store.append('c1', round);
+    expect(store.list('c1')).toEqual(round);
+  });
+
+  it('keeps the text an assistant wrote beside its tool calls', () => {
+    const call: StoredToolCall = { id: 'x', type: 'function', function: { name: 'f', arguments: '{"a":1}' } };
+    store.append('c1', [{ role: 'assistant', content: 'let me look', tool_calls: [call] }]);
+    expect(store.list('c1')).toEqual([{ role: 'assistant', content: 'let me look', tool_calls: [call] }]);
   });
 
   it('creates a missing data dir', () => {

@@ -5,7 +5,8 @@ const LLM_TIMEOUT_MS = 120_000;
 
 /**
  * The OpenAI SDK pointed at the host's LLM proxy: the agent authenticates with its mesh token and
- * never sees a provider key. One SDK retry only; the host does provider failover.
+ * never sees a provider key. No SDK retries: the agent loop retries with its own backoff (on a clock
+ * tests can fake), and the host does provider failover.
  *
  * The SDK is imported on demand: it is the heaviest module the agent loads, and the first chat comes
  * after `POST /mesh/ready`, so loading it later keeps startup short.
@@ -19,7 +20,7 @@ export async function loadLlmClient(options: {
   return new OpenAISdk({
     baseURL: `${options.meshUrl}/v1`,
     apiKey: options.token,
-    maxRetries: 1,
+    maxRetries: 0,
     timeout: options.timeoutMs ?? LLM_TIMEOUT_MS,
   });
 }

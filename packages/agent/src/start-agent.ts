@@ -6,10 +6,14 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { AgentEnv } from './agent-env.js';
 import { createAgentServer, type ReadyAgent } from './agent-server.js';
-import { createChatLoop } from './chat-loop.js';
 import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
+import { createAgentLoop } from './loop/agent-loop.js';
+import { createPassThroughContextManager } from './loop/pass-through-context-manager.js';
+import { createAgentTools } from './tool-registry/agent-tools.js';
+import { selectTools } from './tool-registry/tool-profiles.js';
+import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 
 /** A started agent: listening, known to the host, ready for chats. */
 export interface RunningAgent {
@@ -20,17 +24,25 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
+/** Knobs tests turn; a real agent runs with the defaults. */
+export interface AgentTuning {
+  /** Waits before retrying a retryable LLM failure. */
+  llmRetryDelaysMs?: readonly number[];
+}
+
 /**
- * Wire and start the agent in the contract's order: open the store, listen, `GET /mesh/self`,
- * `POST /mesh/ready`. On failure everything opened so far is closed again.
+ * Wire and start the agent in the contract's order: open the store, scaffold the workspace,
+ * listen, `GET /mesh/self`, `POST /mesh/ready`. On failure everything opened so far is closed again.
  */
 export async function startAgent(options: {
   env: AgentEnv;
   logger: Logger;
   version: string;
+  tuning?: AgentTuning;
 }): Promise<RunningAgent> {
   const { env, logger, version } = options;
   const store = ConversationStore.open(env.AGENT_DATA_DIR);
+  const workspace = join(env.AGENT_DATA_DIR, 'workspace');
   // Opened on first use: most agent starts never touch memory, and start-up is what a fleet pays for.
   let memoryEngine: MemoryEngine | undefined;
   const memory = () =>
@@ -40,20 +52,38 @@ export async function startAgent(options: {
       defaultScopes: defaultScopes(env.AGENT_ID),
     }));
   let readyAgent: ReadyAgent | undefined;
-  const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory });
+  const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory, workspace });
   const close = async () => {
     await app.close();
     store.close();
     memoryEngine?.close();
   };
   try {
+    const created = await scaffoldWorkspace(workspace);
+    if (created.length > 0) logger.info({ files: created }, 'workspace scaffolded');
     await app.listen({ host: env.AGENT_HOST, port: env.AGENT_PORT });
     const { port } = app.server.address() as AddressInfo; // listening on TCP, so never a pipe name
     const host = createHostClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN });
     const self = await host.getSelf();
     let llmClient: Promise<OpenAI> | undefined;
     const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
-    readyAgent = { self, chat: createChatLoop({ self, store, llm, logger }) };
+    const { tools, unknown } = selectTools(self.tools, createAgentTools({ memory }));
+    if (unknown.length > 0) {
+      logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
+    }
+    const loop = createAgentLoop({
+      self,
+      store,
+      llm,
+      // The one place the context manager is chosen: sends conversations as they are until
+      // src/context/ (flush at 60%, compaction at 70%) is wired here.
+      contextManager: createPassThroughContextManager(),
+      tools,
+      workspace,
+      logger,
+      ...(options.tuning?.llmRetryDelaysMs ? { retryDelaysMs: options.tuning.llmRetryDelaysMs } : {}),
+    });
+    readyAgent = { self, loop };
     const url = `http://${urlHost(env.AGENT_HOST)}:${port}`;
     // A wildcard address means nothing to the host, which then uses what it knows (container name).
     await host.reportReady(isWildcard(env.AGENT_HOST) ? { version } : { url, version });

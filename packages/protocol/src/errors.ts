@@ -116,6 +116,22 @@ export const ERROR_CODES = {
     status: 409,
     summary: 'the running turn was interrupted by a newer message (lane mode interrupt)',
   },
+  AGENT_LOOP_DETECTED: {
+    retryable: false,
+    status: 422,
+    summary: 'the model repeated the same tool call with the same arguments 9 times; the turn was ended',
+  },
+  AGENT_WORKSPACE_PATH_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a workspace path is absolute, has "..", or leads outside the workspace through a symlink',
+  },
+  AGENT_WORKSPACE_FILE_NOT_FOUND: { retryable: false, status: 404, summary: 'no such file in the workspace' },
+  AGENT_WORKSPACE_FILE_TOO_LARGE: {
+    retryable: false,
+    status: 413,
+    summary: 'a workspace file is larger than the 1 MiB the workspace API serves',
+  },
   AGENT_HUNG: {
     retryable: true,
     status: 504,

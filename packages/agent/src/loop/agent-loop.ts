@@ -1,0 +1,222 @@
+import { type Clock, systemClock } from '@openlegion/infra/clock';
+import type { AgentSelf, AgentTool, ChatEvent, HeartbeatResponse } from '@openlegion/protocol';
+import type OpenAI from 'openai';
+import type { Logger } from 'pino';
+import type { ContextManager } from '../context/context-manager.js';
+import type { ConversationStore } from '../conversation-store.js';
+import { type Directives, parseDirectives } from '../prompt/directives.js';
+import type { TurnKind } from '../prompt/system-prompt.js';
+import { stripInvisible } from '../untrusted/untrusted-text.js';
+import { probeHeartbeat } from './heartbeat-probe.js';
+import { isSilentReply } from './silent-reply.js';
+import { errorEvent, toTurnError } from './turn-errors.js';
+import { runTurn, type TurnRunnerDeps } from './turn-runner.js';
+import { setUpTurn, TruncationNotices } from './turn-setup.js';
+
+/** One turn as the server hands it over. */
+export interface TurnInput {
+  message: string;
+  conversationId: string;
+  /** Where the work entered the mesh; sent with each LLM call so the host's trace shows it. */
+  traceId?: string;
+  /** Messages steered into this turn since the last call (`POST /chat/steer`). */
+  drainSteered?: () => string[];
+}
+
+export interface TaskInput extends TurnInput {
+  /** Tool rounds allowed (the request's `max_iterations`); else mesh.yaml `loop.max_task_iterations`. */
+  maxIterations?: number;
+}
+
+export interface HeartbeatInput {
+  pendingMessages: number;
+  pendingEvents: number;
+  traceId?: string;
+}
+
+export type EmitChatEvent = (event: ChatEvent) => void;
+
+/** The agent's turns; the server owns transport, concurrency and auth. */
+export interface AgentLoop {
+  /** A chat turn: events stream through `emit`, ending in `done` or `error`; nothing after an abort. */
+  runChat(turn: TurnInput, emit: EmitChatEvent, signal: AbortSignal): Promise<void>;
+  /** A task (`POST /task`): the same events, with the task's iteration cap. */
+  runTask(task: TaskInput, emit: EmitChatEvent, signal: AbortSignal): Promise<void>;
+  /**
+   * A heartbeat: free probes first; the LLM only when something is actionable. Its events go to
+   * `emit` when given (the server counts them as progress); the answer is the JSON response.
+   */
+  runHeartbeat(beat: HeartbeatInput, signal: AbortSignal, emit?: EmitChatEvent): Promise<HeartbeatResponse>;
+}
+
+export interface AgentLoopDeps {
+  self: AgentSelf;
+  store: ConversationStore;
+  /** The SDK client pointed at the host's `/v1` proxy; asked once per call, so it may load lazily. */
+  llm: () => Promise<OpenAI>;
+  contextManager: ContextManager;
+  /** The tools this agent may use (mesh.yaml `tools` already applied). */
+  tools: readonly AgentTool[];
+  /** `<AGENT_DATA_DIR>/workspace`, scaffolded. */
+  workspace: string;
+  logger: Logger;
+  clock?: Clock;
+  retryDelaysMs?: readonly number[];
+  streamIdleTimeoutMs?: number;
+}
+
+/** The conversation heartbeats run in. */
+export const HEARTBEAT_CONVERSATION_ID = 'heartbeat';
+
+type TurnResult = { text: string; silent: boolean };
+
+/**
+ * The agent loop in its three modes. A turn is stored (user message, tool rounds, answer) only
+ * when it completes, so a failed, aborted or crashed turn leaves the conversation as it was.
+ */
+export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
+  const clock = deps.clock ?? systemClock;
+  const runner: TurnRunnerDeps = {
+    llm: deps.llm,
+    contextManager: deps.contextManager,
+    clock,
+    logger: deps.logger,
+    model: deps.self.model,
+    workspace: deps.workspace,
+    ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
+    ...(deps.streamIdleTimeoutMs ? { streamIdleTimeoutMs: deps.streamIdleTimeoutMs } : {}),
+  };
+  const notices = new TruncationNotices();
+
+  const execute = async (
+    kind: TurnKind,
+    input: TurnInput & { directives: Directives; maxRounds: number },
+    emit: EmitChatEvent,
+    signal: AbortSignal,
+  ): Promise<TurnResult> => {
+    const { conversationId, directives } = input;
+    const log = deps.logger.child({ conversation: conversationId, kind });
+    const startedMs = clock.now();
+    const history = deps.store.list(conversationId);
+    const { systemPrompt, tools } = await setUpTurn(
+      {
+        self: deps.self,
+        workspace: deps.workspace,
+        tools: deps.tools,
+        kind,
+        directives,
+        conversationId,
+        nowMs: startedMs,
+        emit,
+      },
+      notices,
+    );
+    if (directives.compact) {
+      const messages = [{ role: 'system' as const, content: systemPrompt }, ...history];
+      await deps.contextManager.compact(
+        { conversationId, model: deps.self.model, messages, emit, signal },
+        'directive',
+      );
+      emit({ type: 'notice', message: 'conversation compacted' });
+      if (directives.message.trim() === '') return { text: '', silent: true };
+    }
+    try {
+      const outcome = await runTurn(
+        runner,
+        {
+          conversationId,
+          traceId: input.traceId,
+          systemPrompt,
+          history,
+          userMessage: directives.message,
+          tools,
+          maxRounds: input.maxRounds,
+          ...(input.drainSteered ? { drainSteered: steeredWithoutInvisible(input.drainSteered) } : {}),
+        },
+        emit,
+        signal,
+      );
+      deps.store.append(conversationId, outcome.messages);
+      log.info({ ms: clock.now() - startedMs, messages: outcome.messages.length }, 'turn done');
+      return { text: outcome.text, silent: isSilentReply(outcome.text) };
+    } catch (error) {
+      const ms = clock.now() - startedMs;
+      if (signal.aborted) log.info({ ms }, 'turn aborted');
+      else log.warn({ err: error, ms }, 'turn failed');
+      throw error;
+    }
+  };
+
+  const streamTurn = async (
+    kind: TurnKind,
+    input: TurnInput & { maxRounds: number },
+    emit: EmitChatEvent,
+    signal: AbortSignal,
+  ) => {
+    try {
+      const result = await execute(
+        kind,
+        { ...input, directives: parseDirectives(stripInvisible(input.message)) },
+        emit,
+        signal,
+      );
+      emit({ type: 'done', conversation_id: input.conversationId, text: result.silent ? '' : result.text });
+    } catch (error) {
+      if (signal.aborted) return; // the client is gone: no event, nothing stored
+      emit(errorEvent(toTurnError(error, await tokenOf(deps))));
+    }
+  };
+
+  return {
+    runChat: (turn, emit, signal) =>
+      streamTurn('chat', { ...turn, maxRounds: deps.self.loop.max_tool_rounds }, emit, signal),
+    runTask: (task, emit, signal) =>
+      streamTurn(
+        'task',
+        { ...task, maxRounds: task.maxIterations ?? deps.self.loop.max_task_iterations },
+        emit,
+        signal,
+      ),
+    async runHeartbeat(beat, signal, emit = () => {}) {
+      const probe = await probeHeartbeat(deps.workspace, {
+        messages: beat.pendingMessages,
+        events: beat.pendingEvents,
+      });
+      if (!probe.actionable) return { ran: false, reason: probe.reason, reply: '', silent: true };
+      const message = [
+        `Heartbeat. Pending: ${beat.pendingMessages} message(s), ${beat.pendingEvents} event(s).`,
+        probe.checklist && `HEARTBEAT.md:\n${probe.checklist}`,
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      const result = await execute(
+        'heartbeat',
+        {
+          message,
+          conversationId: HEARTBEAT_CONVERSATION_ID,
+          ...(beat.traceId ? { traceId: beat.traceId } : {}),
+          directives: { ...parseDirectives(''), message },
+          maxRounds: deps.self.loop.max_tool_rounds,
+        },
+        emit,
+        signal,
+      ).catch(async (error: unknown) => {
+        throw toTurnError(error, await tokenOf(deps));
+      });
+      const silent = result.silent || result.text.trim() === '';
+      return { ran: true, reason: probe.reason, reply: silent ? '' : result.text, silent };
+    },
+  };
+}
+
+async function tokenOf(deps: AgentLoopDeps): Promise<string> {
+  return (await deps.llm().catch(() => undefined))?.apiKey ?? '';
+}
+
+/**
+ * Messages may come from channels and other agents: invisible characters (bidi overrides,
+ * zero-width, tag characters) are removed before they enter a prompt, as with tool output.
+ */
+function steeredWithoutInvisible(drain: () => string[]): () => string[] {
+  return () => drain().map(stripInvisible);
+}

@@ -1,0 +1,145 @@
+import { type AgentTool, type ChatEvent, OpenLegionError, type ToolContent } from '@openlegion/protocol';
+import type { ContextRequest, LlmMessage } from '../context/context-manager.js';
+import type { StoredMessage } from '../conversation-store.js';
+import type { RequestedToolCall } from './llm-stream.js';
+import { LoopDetector } from './loop-detector.js';
+import { callModel, type ModelCallDeps } from './model-call.js';
+import { SilentReplyGate } from './silent-reply.js';
+import { toolDefinition } from './tool-arguments.js';
+import { runToolRound } from './tool-round.js';
+
+export interface TurnRunnerDeps extends ModelCallDeps {
+  model: string;
+  workspace: string;
+}
+
+/** Everything one turn needs, decided before it starts. */
+export interface TurnPlan {
+  conversationId: string;
+  traceId?: string | undefined;
+  systemPrompt: string;
+  /** The stored conversation before this turn. */
+  history: readonly StoredMessage[];
+  userMessage: string;
+  /** The tools the model is offered this turn. */
+  tools: readonly AgentTool[];
+  /** Tool rounds before the model must answer without tools. */
+  maxRounds: number;
+  /** Messages steered into the turn since the last call (`POST /chat/steer`). */
+  drainSteered?: () => string[];
+}
+
+/** A completed turn: its answer, and every message to store (tool rounds included). */
+export interface TurnOutcome {
+  text: string;
+  messages: StoredMessage[];
+}
+
+/**
+ * The tool loop of one turn: call the model; run the tools it asks for (concurrently, results in
+ * call order); apply steered messages; repeat until it answers without tools. After `maxRounds`
+ * rounds it is told to answer with what it has, and offered no tools. Throws on an LLM failure
+ * or when the loop detector ends the turn; nothing is stored here (the caller stores a completed turn).
+ */
+export async function runTurn(
+  deps: TurnRunnerDeps,
+  plan: TurnPlan,
+  emit: (event: ChatEvent) => void,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
+  const toStore: StoredMessage[] = [{ role: 'user', content: plan.userMessage }];
+  /** What the model sees this turn: the stored messages plus images and notes that are not kept. */
+  const sent: LlmMessage[] = [...toStore];
+  const keep = (message: StoredMessage) => {
+    toStore.push(message);
+    sent.push(message);
+  };
+  const tools = new Map(plan.tools.map((tool) => [tool.name, tool]));
+  const definitions = plan.tools.map(toolDefinition);
+  const detector = new LoopDetector();
+  let rounds = 0;
+  let toldToFinish = false;
+  for (;;) {
+    const exhausted = rounds >= plan.maxRounds;
+    if (exhausted && !toldToFinish) {
+      toldToFinish = true;
+      emit({
+        type: 'notice',
+        message: `reached the limit of ${plan.maxRounds} tool rounds; asking for a final answer`,
+      });
+      sent.push({
+        role: 'user',
+        content: `[You have used all ${plan.maxRounds} tool rounds of this turn. Answer now with what you have; no more tool calls.]`,
+      });
+    }
+    const request: ContextRequest = {
+      conversationId: plan.conversationId,
+      model: deps.model,
+      messages: [{ role: 'system', content: plan.systemPrompt }, ...plan.history, ...sent],
+      emit,
+      signal,
+      ...(plan.traceId ? { traceId: plan.traceId } : {}),
+    };
+    const gate = new SilentReplyGate(emit);
+    const reply = await callModel(deps, { ...request, emit: gate.emit }, exhausted ? [] : definitions);
+    gate.finish();
+    if (reply.toolCalls.length === 0 || exhausted) {
+      keep({ role: 'assistant', content: reply.text });
+      const steered = plan.drainSteered?.() ?? [];
+      if (steered.length === 0) return { text: reply.text, messages: toStore };
+      applySteered(steered, keep, emit);
+      continue;
+    }
+    rounds += 1;
+    const calls = reply.toolCalls.map(
+      (call, index): RequestedToolCall => ({
+        ...call,
+        id: call.id || `call_${rounds}_${index}`,
+      }),
+    );
+    keep({
+      role: 'assistant',
+      content: reply.text === '' ? null : reply.text,
+      tool_calls: calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      })),
+    });
+    const outcome = await runToolRound({ tools, detector, workspace: deps.workspace, emit, signal }, calls);
+    for (const message of outcome.toolMessages) keep(message);
+    if (outcome.images.length > 0) sent.push(imageMessage(outcome.images));
+    if (outcome.loop) {
+      throw new OpenLegionError(
+        'AGENT_LOOP_DETECTED',
+        `stopped: ${outcome.loop.name} was called ${outcome.loop.count} times with the same arguments`,
+      );
+    }
+    applySteered(plan.drainSteered?.() ?? [], keep, emit);
+  }
+}
+
+function applySteered(
+  messages: string[],
+  keep: (message: StoredMessage) => void,
+  emit: (event: ChatEvent) => void,
+) {
+  for (const content of messages) {
+    emit({ type: 'notice', message: 'steered: your message was added to the running turn' });
+    keep({ role: 'user', content });
+  }
+}
+
+/** Tool images go to the model as image parts of a user message (tool messages carry text only). */
+function imageMessage(images: Extract<ToolContent, { type: 'image' }>[]): LlmMessage {
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'The images the tool calls above returned:' },
+      ...images.map((image) => ({
+        type: 'image_url' as const,
+        image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+      })),
+    ],
+  };
+}

@@ -1,0 +1,65 @@
+import type { AgentSelf, AgentTool, ChatEvent } from '@openlegion/protocol';
+import type { Directives } from '../prompt/directives.js';
+import { buildSystemPrompt, type TurnKind } from '../prompt/system-prompt.js';
+import { filterByProfile } from '../tool-registry/tool-profiles.js';
+import { type BootstrapFile, loadBootstrapFiles } from '../workspace/bootstrap-files.js';
+
+/** The prompt and tools of one turn. */
+export interface TurnSetup {
+  systemPrompt: string;
+  tools: AgentTool[];
+}
+
+export interface TurnSetupInput {
+  self: AgentSelf;
+  workspace: string;
+  /** The agent's tools (mesh.yaml `tools` applied); a profile directive narrows them. */
+  tools: readonly AgentTool[];
+  kind: TurnKind;
+  directives: Directives;
+  conversationId: string;
+  nowMs: number;
+  emit: (event: ChatEvent) => void;
+}
+
+/**
+ * Tells the user when a workspace file was cut to fit the prompt: once per conversation, file
+ * and size, so a long chat is not told again every turn, and a file that changes is told anew.
+ */
+export class TruncationNotices {
+  readonly #told = new Set<string>();
+
+  announce(conversationId: string, files: readonly BootstrapFile[], emit: (event: ChatEvent) => void): void {
+    for (const file of files.filter((f) => f.truncated)) {
+      const key = `${conversationId}\u0000${file.name}\u0000${file.chars}`;
+      if (this.#told.has(key)) continue;
+      this.#told.add(key);
+      emit({
+        type: 'notice',
+        message:
+          `${file.name} is ${file.chars} characters; the prompt carries ${file.text.length} (its start and ` +
+          'end). The agent reads the rest with read_file.',
+      });
+    }
+  }
+}
+
+/** Read the workspace files (capped), pick the turn's tools and build its system prompt. */
+export async function setUpTurn(input: TurnSetupInput, notices: TruncationNotices): Promise<TurnSetup> {
+  const { directives } = input;
+  const files = await loadBootstrapFiles(input.workspace, { reserved: input.self.soul.length });
+  notices.announce(input.conversationId, files, input.emit);
+  const tools = directives.profile ? filterByProfile(input.tools, directives.profile) : [...input.tools];
+  const systemPrompt = buildSystemPrompt({
+    self: input.self,
+    mode: directives.mode,
+    files,
+    toolNames: tools.map((tool) => tool.name),
+    kind: input.kind,
+    think: directives.think,
+    verbose: directives.verbose,
+    reasoning: directives.reasoning,
+    date: new Date(input.nowMs).toISOString().slice(0, 10),
+  });
+  return { systemPrompt, tools };
+}

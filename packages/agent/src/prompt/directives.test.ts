@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseDirectives } from './directives.js';
+
+describe('parseDirectives', () => {
+  it('reads several directives from the start and removes them from the message', () => {
+    expect(parseDirectives('/quiet /coding /think fix the test')).toEqual({
+      message: 'fix the test',
+      mode: 'minimal',
+      profile: 'coding',
+      think: true,
+      verbose: false,
+      reasoning: false,
+      compact: false,
+      applied: ['/quiet', '/coding', '/think'],
+    });
+  });
+
+  it('maps /silent to prompt mode none and reads /verbose, /reasoning and /compact', () => {
+    expect(parseDirectives('/silent /verbose /reasoning /compact 2+2')).toMatchObject({
+      message: '2+2',
+      mode: 'none',
+      verbose: true,
+      reasoning: true,
+      compact: true,
+    });
+  });
+
+  it('stops at the first word that is not a directive', () => {
+    expect(parseDirectives('/full cat /etc/hosts /quiet')).toMatchObject({
+      message: 'cat /etc/hosts /quiet',
+      mode: 'full',
+      profile: 'full',
+    });
+  });
+
+  it('leaves a message with an unknown directive untouched', () => {
+    expect(parseDirectives('/elevated delete it')).toMatchObject({
+      message: '/elevated delete it',
+      applied: [],
+    });
+  });
+
+  it('does not take a path-like word for a directive', () => {
+    expect(parseDirectives('/quietly please')).toMatchObject({ message: '/quietly please', mode: 'full' });
+  });
+});

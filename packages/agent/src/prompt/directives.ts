@@ -1,0 +1,62 @@
+import type { ToolProfile } from '../tool-registry/tool-profiles.js';
+import type { PromptMode } from './prompt-sections.js';
+
+/** What the directives at the start of a message ask for, for that turn only. */
+export interface Directives {
+  /** The message without its directives: what the model sees and what is stored. */
+  message: string;
+  mode: PromptMode;
+  /** A tool profile for this turn (within the tools the agent has). */
+  profile?: ToolProfile;
+  think: boolean;
+  verbose: boolean;
+  reasoning: boolean;
+  /** Compact the conversation before answering. */
+  compact: boolean;
+  /** The directives recognised, as written (for a notice). */
+  applied: string[];
+}
+
+const PROFILES: readonly ToolProfile[] = ['minimal', 'coding', 'messaging', 'full'];
+
+/**
+ * Read directives (`/think`, `/verbose`, `/reasoning`, `/quiet`, `/silent`, `/compact`, `/minimal`,
+ * `/coding`, `/messaging`, `/full`) from the start of a message; the first word that is not one
+ * ends them, so a path like `/etc/hosts` later in the text is never taken for one.
+ *
+ * @example
+ * parseDirectives('/quiet /coding fix the test') // { message: 'fix the test', mode: 'minimal', profile: 'coding', … }
+ */
+export function parseDirectives(text: string): Directives {
+  const result: Directives = {
+    message: text,
+    mode: 'full',
+    think: false,
+    verbose: false,
+    reasoning: false,
+    compact: false,
+    applied: [],
+  };
+  let rest = text.trimStart();
+  for (;;) {
+    const match = /^\/([a-z]+)(?=\s|$)/i.exec(rest);
+    const name = match?.[1]?.toLowerCase();
+    if (match === null || name === undefined || !apply(result, name)) break;
+    result.applied.push(`/${name}`);
+    rest = rest.slice(match[0].length).trimStart();
+  }
+  if (result.applied.length > 0) result.message = rest;
+  return result;
+}
+
+function apply(result: Directives, name: string): boolean {
+  if (name === 'think') result.think = true;
+  else if (name === 'verbose') result.verbose = true;
+  else if (name === 'reasoning') result.reasoning = true;
+  else if (name === 'quiet') result.mode = 'minimal';
+  else if (name === 'silent') result.mode = 'none';
+  else if (name === 'compact') result.compact = true;
+  else if ((PROFILES as readonly string[]).includes(name)) result.profile = name as ToolProfile;
+  else return false;
+  return true;
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { agentSelfSchema } from '@openlegion/protocol';
+import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseAgentEnv } from './agent-env.js';
+import { type RunningAgent, startAgent } from './start-agent.js';
+
+const TOKEN = 'start-agent-token-123456';
+
+describe('startAgent wiring', () => {
+  let llm: FakeLlm;
+  let host: FakeMeshHost;
+  let dataDir: string;
+  let agent: RunningAgent | undefined;
+  afterEach(async () => {
+    await agent?.close();
+    await host.close();
+    await llm.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (tools: string | string[], logLines: string[] = []) => {
+    const self = agentSelfSchema.parse({
+      agent: 'w',
+      mesh: 'm',
+      role: '',
+      model: 'scripted/gpt-test',
+      soul: '',
+      tools,
+    });
+    llm = await startFakeLlm({ script: { models: [self.model], default: { text: 'ok' } } });
+    host = await startFakeMeshHost({ agents: new Map([[TOKEN, self]]), llmUrl: llm.url });
+    dataDir = mkdtempSync(join(tmpdir(), 'start-agent-'));
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    agent = await startAgent({
+      env: parseAgentEnv({
+        AGENT_ID: 'w',
+        MESH_URL: host.url,
+        MESH_TOKEN: TOKEN,
+        AGENT_HOST: '127.0.0.1',
+        AGENT_PORT: '0',
+        AGENT_DATA_DIR: dataDir,
+      }),
+      logger: pino({ level: 'warn' }, sink),
+      version: '1',
+    });
+    return logLines;
+  };
+
+  it('warns at start-up, naming the mesh.yaml tool names it does not have', async () => {
+    const lines = await start(['memory_search', 'raed_file']);
+    expect(lines.join('')).toContain('mesh.yaml tools names tools this agent does not have: raed_file');
+  });
+
+  it('keeps a workspace file the user changed when it starts again', async () => {
+    // Start once (scaffolds SOUL.md), write the file as a user would, restart on the same data dir.
+    await start('full');
+    const soul = join(dataDir, 'workspace', 'SOUL.md');
+    writeFileSync(soul, 'Mine.');
+    await agent?.close();
+    agent = await startAgent({
+      env: parseAgentEnv({
+        AGENT_ID: 'w',
+        MESH_URL: host.url,
+        MESH_TOKEN: TOKEN,
+        AGENT_HOST: '127.0.0.1',
+        AGENT_PORT: '0',
+        AGENT_DATA_DIR: dataDir,
+      }),
+      logger: pino({ level: 'silent' }),
+      version: '1',
+    });
+    expect(readFileSync(soul, 'utf8')).toBe('Mine.');
+  });
+});
