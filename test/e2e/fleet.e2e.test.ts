@@ -28,6 +28,29 @@ const script = {
     // 100 ms between words: far apart enough that a busy machine does not merge them into one write.
     { match: { last_message: 'hello' }, reply: { text: REPLY, chunk_delay_ms: 100 } },
     { match: { last_message: 'remember' }, reply: { text: 'I remember our talk.' } },
+    // A file task: write, read back, answer. Rules see the tool results of the running turn.
+    { match: { tool_result: 'high tide 06:12' }, reply: { text: 'Saved and checked: high tide 06:12.' } },
+    {
+      match: { tool_result: 'created notes/tides.md' },
+      reply: { tool_calls: [{ name: 'read_file', arguments: { path: 'notes/tides.md' } }] },
+    },
+    {
+      match: { last_message: 'make tide notes' },
+      reply: {
+        tool_calls: [
+          { name: 'write_file', arguments: { path: 'notes/tides.md', content: 'high tide 06:12\n' } },
+        ],
+      },
+    },
+    // A task steered mid-way: the steer arrives after the tool round, as the turn's newest message.
+    { match: { last_message: 'prefer the short form' }, reply: { text: 'Short form, as steered.' } },
+    { match: { tool_result: 'chore finished' }, reply: { text: 'Chore done the long way.' } },
+    {
+      match: { last_message: 'long chore' },
+      reply: {
+        tool_calls: [{ name: 'run_command', arguments: { command: 'sleep 3 && echo chore finished' } }],
+      },
+    },
   ],
 };
 
@@ -189,8 +212,8 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       await pane.type('/queue');
       await pane.waitFor((screen) => /#\d+ \w+\s+followup\s+cli\s+slow job/.test(screen));
 
-      // /steer while a turn streams goes at once; this agent has no mid-turn steering, so its lane
-      // runs it right after the turn (a followup), and the REPL shows both answers in that order.
+      // /steer while a turn streams goes at once: the agent takes it after the answer it is
+      // streaming and answers it in the same turn, so the REPL shows both answers in that order.
       await pane.type('slow job');
       await pane.waitFor((screen) => screen.split('one two').length === 3);
       await pane.type('/steer beta keep it short');
@@ -450,6 +473,36 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       ).toEqual(['ready', 'ready']);
     });
   }
+
+  it('does a file task with tools in the agent, streaming each tool call to the CLI', async () => {
+    llm.reset();
+    const sent = await cli('send', 'alpha', 'make tide notes');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toContain('⚙ write_file(path: notes/tides.md');
+    expect(sent.stdout).toContain('⚙ read_file(path: notes/tides.md)');
+    expect(sent.stdout.trimEnd().endsWith('Saved and checked: high tide 06:12.')).toBe(true);
+    // The file was written in the agent's workspace and read back there: the LLM saw its content.
+    const rounds = llm.requests.filter((request) => request.path === '/v1/chat/completions');
+    expect(rounds).toHaveLength(3);
+    expect(JSON.stringify(rounds.at(-1)?.body)).toContain('high tide 06:12');
+  });
+
+  it('takes a steer into a running task after its tool round', async () => {
+    llm.reset();
+    const task = cli('send', 'beta', 'long chore');
+    await expect
+      .poll(() => llm.requests.some((request) => JSON.stringify(request.body).includes('long chore')), {
+        timeout: 20_000,
+      })
+      .toBe(true);
+    const steer = await cli('send', 'beta', '--mode', 'steer', 'prefer the short form');
+    expect(steer.code, steer.stderr).toBe(0);
+    expect(steer.stderr).toContain('steered into the running turn');
+    const done = await task;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout.trimEnd().endsWith('Short form, as steered.')).toBe(true);
+    expect(done.stdout).not.toContain('Chore done the long way.');
+  });
 
   it('restarts an agent killed mid-turn within ten seconds, and runs the turn again', async () => {
     llm.reset();

@@ -125,13 +125,32 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
     ]);
   });
 
-  it('offers the model the memory tools of its default profile', async () => {
+  it('offers the model every tool of its default profile (full)', async () => {
     await chat('hi');
     const body = llm.requests.find((r) => r.path === '/v1/chat/completions')?.body as
       | { tools?: { function: { name: string } }[] }
       | undefined;
-    const tools = body?.tools;
-    expect(tools?.map((tool) => tool.function.name)).toEqual(['memory_search', 'memory_save']);
+    const names = body?.tools?.map((tool) => tool.function.name) ?? [];
+    for (const name of [
+      'read_file',
+      'write_file',
+      'edit_file',
+      'list_files',
+      'grep_files',
+      'run_command',
+      'process_start',
+      'http_request',
+      'web_fetch',
+      'blackboard_get',
+      'blackboard_put',
+      'blackboard_list',
+      'publish',
+      'message_agent',
+      'memory_search',
+      'memory_save',
+    ])
+      expect(names).toContain(name);
+    expect(new Set(names).size).toBe(names.length);
   });
 
   it("sends the first turn's messages with the second turn", async () => {

@@ -53,8 +53,10 @@ export async function startAgent(options: {
     }));
   let readyAgent: ReadyAgent | undefined;
   const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory, workspace });
+  const agentTools = createAgentTools({ memory, mesh: { meshUrl: env.MESH_URL, token: env.MESH_TOKEN } });
   const close = async () => {
     await app.close();
+    await agentTools.close();
     store.close();
     memoryEngine?.close();
   };
@@ -67,7 +69,7 @@ export async function startAgent(options: {
     const self = await host.getSelf();
     let llmClient: Promise<OpenAI> | undefined;
     const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
-    const { tools, unknown } = selectTools(self.tools, createAgentTools({ memory }));
+    const { tools, unknown } = selectTools(self.tools, agentTools.tools);
     if (unknown.length > 0) {
       logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
     }

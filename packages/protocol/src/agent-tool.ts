@@ -23,6 +23,8 @@ export interface ToolContext {
   /** Absolute path of the agent's workspace (`/data/workspace` in a container). */
   workspace: string;
   signal: AbortSignal;
+  /** The trace the turn runs under; tools that call the host send it on (`x-trace-id`). */
+  traceId?: string;
   /** Progress a long tool may report (shown to the user as a notice). */
   notice?: (message: string) => void;
 }

@@ -16,6 +16,7 @@ export interface ToolRoundDeps {
   workspace: string;
   emit: (event: ChatEvent) => void;
   signal: AbortSignal;
+  traceId?: string | undefined;
 }
 
 /** What a round of tool calls gives the conversation. */
@@ -115,6 +116,7 @@ async function runTool(deps: ToolRoundDeps, tool: AgentTool, input: unknown): Pr
     return await tool.run(input, {
       workspace: deps.workspace,
       signal: deps.signal,
+      ...(deps.traceId ? { traceId: deps.traceId } : {}),
       notice: (message) => deps.emit({ type: 'notice', message: `${tool.name}: ${message}` }),
     });
   } catch (error) {

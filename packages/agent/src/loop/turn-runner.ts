@@ -106,7 +106,10 @@ export async function runTurn(
         function: { name: call.name, arguments: call.arguments },
       })),
     });
-    const outcome = await runToolRound({ tools, detector, workspace: deps.workspace, emit, signal }, calls);
+    const outcome = await runToolRound(
+      { tools, detector, workspace: deps.workspace, emit, signal, traceId: plan.traceId },
+      calls,
+    );
     for (const message of outcome.toolMessages) keep(message);
     if (outcome.images.length > 0) sent.push(imageMessage(outcome.images));
     if (outcome.loop) {

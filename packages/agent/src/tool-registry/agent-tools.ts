@@ -1,17 +1,32 @@
 import type { MemoryEngine } from '@openlegion/memory';
 import { createMemoryTools } from '@openlegion/memory';
 import type { AgentTool } from '@openlegion/protocol';
+import { createCoreTools, createMeshTools } from '../tools/index.js';
 
 export interface AgentToolsDeps {
   /** The memory engine, opened on first use. */
   memory: () => MemoryEngine;
+  /** The host (`MESH_URL`) and this agent's token, for the mesh tools and `http_request`. */
+  mesh: { meshUrl: string; token: string };
+}
+
+/** The agent's tools and what must be released when it stops. */
+export interface AgentTools {
+  tools: AgentTool[];
+  /** Kill background processes, close connections; once, at shutdown. */
+  close(): Promise<void>;
 }
 
 /**
  * Every tool this agent registers, before mesh.yaml `tools` filters them. The one place the list
- * is built: core tools (files, commands, processes, http, web, mesh) and the browser's join here.
+ * is built: core tools (files, commands, processes, http, web), mesh tools, memory, and the
+ * browser's.
  */
-export function createAgentTools(deps: AgentToolsDeps): AgentTool[] {
+export function createAgentTools(deps: AgentToolsDeps): AgentTools {
+  const core = createCoreTools({ mesh: deps.mesh });
   const { memorySearch, memorySave } = createMemoryTools({ memory: deps.memory, hierarchical: true });
-  return [memorySearch, memorySave] as AgentTool[];
+  return {
+    tools: [...core.tools, ...createMeshTools({ mesh: deps.mesh }), memorySearch, memorySave] as AgentTool[],
+    close: () => core.close(),
+  };
 }

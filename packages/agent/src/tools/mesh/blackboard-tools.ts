@@ -39,7 +39,12 @@ export function createBlackboardTools(mesh: MeshClient): AgentTool[] {
     run: (input, context) =>
       guardTool(async () => {
         const { entry } = entryAnswer.parse(
-          await mesh.call({ method: 'GET', path: entryPath(input.key), signal: context.signal }),
+          await mesh.call({
+            method: 'GET',
+            path: entryPath(input.key),
+            signal: context.signal,
+            traceId: context.traceId,
+          }),
         );
         return `${describeEntry(entry)}\n${fenceUntrusted(`blackboard ${entry.key}`, JSON.stringify(entry.value, null, 2))}`;
       }),
@@ -58,7 +63,13 @@ export function createBlackboardTools(mesh: MeshClient): AgentTool[] {
           ...(input.ttl_s !== undefined ? { ttl_s: input.ttl_s } : {}),
         };
         const { entry } = entryAnswer.parse(
-          await mesh.call({ method: 'PUT', path: entryPath(input.key), body, signal: context.signal }),
+          await mesh.call({
+            method: 'PUT',
+            path: entryPath(input.key),
+            body,
+            signal: context.signal,
+            traceId: context.traceId,
+          }),
         );
         return `wrote ${entry.key}, now version ${entry.version}`;
       }),
@@ -77,6 +88,7 @@ export function createBlackboardTools(mesh: MeshClient): AgentTool[] {
             method: 'GET',
             path: `/mesh/blackboard/entries?${query}`,
             signal: context.signal,
+            traceId: context.traceId,
           }),
         );
         if (entries.length === 0) return `no entries${input.prefix ? ` under "${input.prefix}"` : ''}`;

@@ -21,6 +21,8 @@ export interface MeshCall {
   body?: unknown;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** The trace of the tool call making it (wins over the client's `traceId`). */
+  traceId?: string | undefined;
 }
 
 /** The tools' calls to the host's `/mesh/*` routes with the agent's token. */
@@ -37,9 +39,9 @@ export interface MeshClient {
 export function createMeshClient(options: MeshClientOptions): MeshClient {
   const base = options.meshUrl.replace(/\/+$/, '');
   return {
-    async call({ method, path, body, signal, timeoutMs = MESH_CALL_TIMEOUT_MS }) {
+    async call({ method, path, body, signal, timeoutMs = MESH_CALL_TIMEOUT_MS, traceId: callTrace }) {
       const target = `${method} ${path}`;
-      const traceId = options.traceId?.();
+      const traceId = callTrace ?? options.traceId?.();
       const headers: Record<string, string> = {
         authorization: `Bearer ${options.token}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),

@@ -51,6 +51,7 @@ export function createMessageTools(mesh: MeshClient): AgentTool[] {
             path: '/mesh/pubsub/publish',
             body: { topic: input.topic, payload: input.payload ?? null },
             signal: context.signal,
+            traceId: context.traceId,
           }),
         );
         return `published event ${event.id} on ${event.topic}`;
@@ -77,6 +78,7 @@ export function createMessageTools(mesh: MeshClient): AgentTool[] {
               ...(ask ? { timeout_s: timeoutS } : {}),
             },
             signal: context.signal,
+            traceId: context.traceId,
             ...(ask ? { timeoutMs: timeoutS * 1000 + ASK_MARGIN_MS } : {}),
           }),
         );

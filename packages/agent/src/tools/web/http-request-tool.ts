@@ -46,6 +46,7 @@ export function createHttpRequestTool(mesh: MeshClient): AgentTool<z.infer<typeo
             path: '/mesh/http',
             body: input,
             signal: context.signal,
+            traceId: context.traceId,
             timeoutMs: (input.timeout_s + 5) * 1000,
           }),
         );
