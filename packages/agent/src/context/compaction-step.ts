@@ -13,6 +13,15 @@ export const BREAKER_COOLDOWN_MS = 10 * 60_000;
 /** A hard prune keeps the system prompt and this many message groups. */
 export const HARD_PRUNE_GROUPS = 4;
 
+/** True when messages lie between what is already covered and the turns kept verbatim. */
+export function hasCompactableMessages(
+  body: readonly LlmMessage[],
+  state: ContextState,
+  keepTurns: number,
+): boolean {
+  return keptTurnsStart(groupMessages(body), keepTurns) > state.covered;
+}
+
 /**
  * Compact once: the messages before the last `keep_turns` turns leave the prompt. `progressive`
  * folds them into the dual summary; `truncate` drops them (a one-line digest stays); `adaptive`

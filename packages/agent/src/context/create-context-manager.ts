@@ -3,7 +3,7 @@ import { type Database, openDatabase } from '@openlegion/infra/sqlite';
 import type { MemoryEngine } from '@openlegion/memory';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
-import { hardPrune, runCompaction } from './compaction-step.js';
+import { hardPrune, hasCompactableMessages, runCompaction } from './compaction-step.js';
 import type { ContextManager, ContextRequest, PreparedContext } from './context-manager.js';
 import type { ContextServices, ContextSettings } from './context-services.js';
 import { type ContextState, ContextStateStore, EMPTY_CONTEXT_STATE } from './context-state-store.js';
@@ -131,23 +131,34 @@ class ConversationContexts {
       });
     }
     if (reason === 'overflow' && measured.usedRatio >= 1) {
+      state = await this.#flushIfDue(request, conversation, state);
       state = hardPrune(this.#services, request, conversation.body, state, {});
       measured = await this.#measure(request, conversation, state);
     }
     return this.#withWrapUp(request, conversation, state, measured);
   }
 
-  /** Flush first when this cycle's flush has not run (on every path, overflow included), then compact. */
+  /**
+   * Compact when anything lies before the kept turns, flushing first when this cycle's flush has not
+   * run (on every path, overflow included).
+   */
   async #compact(
     request: ContextRequest,
     conversation: SplitConversation,
     state: ContextState,
   ): Promise<ContextState> {
-    let current = state;
-    if (current.flushedCycle !== current.cycle) {
-      current = await runFlush(this.#services, request, conversation.body, current);
-    }
-    return runCompaction(this.#services, request, conversation.body, current);
+    if (!hasCompactableMessages(conversation.body, state, this.#services.settings.keep_turns)) return state;
+    const flushed = await this.#flushIfDue(request, conversation, state);
+    return runCompaction(this.#services, request, conversation.body, flushed);
+  }
+
+  async #flushIfDue(
+    request: ContextRequest,
+    conversation: SplitConversation,
+    state: ContextState,
+  ): Promise<ContextState> {
+    if (state.flushedCycle === state.cycle) return state;
+    return runFlush(this.#services, request, conversation.body, state);
   }
 
   /** The stored state, or a fresh one when the conversation no longer holds what it covered (a reset). */

@@ -2,14 +2,21 @@ import type { LlmMessage } from './context-manager.js';
 import { estimateTokens } from './token-estimate.js';
 import { contentText } from './transcript.js';
 
-/** A range this tool-heavy is compacted by truncation under `adaptive`: a summary of logs is noise. */
+/** Under `adaptive`, a range this tool-heavy… */
 export const MOSTLY_TOOL_OUTPUT_SHARE = 0.8;
+/** …with this little said around the tools is truncated: its digest line keeps nearly all of it. */
+export const LITTLE_CONVERSATION_TOKENS = 500;
 /** The digest of dropped ranges rides in every prompt: newest lines are kept within this. */
 const DIGEST_MAX_CHARS = 2_000;
 const REQUESTS_PER_LINE = 3;
 const REQUEST_CHARS = 100;
 
-/** True when tool calls and their results make up most of the range's tokens. */
+/**
+ * True for a stretch of tool work with little conversation around it: tool calls and results make
+ * up most of its tokens, and what the user and the assistant said fits in a few lines. Summarising
+ * it would cost a call and add little over the digest; a tool-heavy range with real conversation
+ * in it is still summarised (tool output reaches the summariser clipped, so it stays cheap).
+ */
 export function isMostlyToolOutput(messages: readonly LlmMessage[]): boolean {
   let toolTokens = 0;
   let allTokens = 0;
@@ -25,7 +32,12 @@ export function isMostlyToolOutput(messages: readonly LlmMessage[]): boolean {
     if (message.role === 'tool') toolTokens += tokens;
     allTokens += tokens;
   }
-  return allTokens > 0 && toolTokens / allTokens >= MOSTLY_TOOL_OUTPUT_SHARE;
+  const conversationTokens = allTokens - toolTokens;
+  return (
+    allTokens > 0 &&
+    toolTokens / allTokens >= MOSTLY_TOOL_OUTPUT_SHARE &&
+    conversationTokens <= LITTLE_CONVERSATION_TOKENS
+  );
 }
 
 /**
