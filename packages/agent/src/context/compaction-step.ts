@@ -42,7 +42,7 @@ export async function runCompaction(
   const summarised =
     !breakerOpen &&
     (settings.strategy === 'progressive' || (settings.strategy === 'adaptive' && !isMostlyToolOutput(range)));
-  if (!summarised) return truncate(services, request, body, state, cut, {});
+  if (!summarised) return truncate(services, request, body, state, cut, {}, '');
   const log = services.logger.child({ conversation: request.conversationId, cycle: state.cycle });
   try {
     const previous = { userProfile: state.userSummary, conversation: state.conversationSummary };
@@ -80,7 +80,9 @@ export async function runCompaction(
         breakerUntil: services.clock.now() + BREAKER_COOLDOWN_MS,
       });
     }
-    if (settings.strategy === 'adaptive') return truncate(services, request, body, state, cut, { failures });
+    if (settings.strategy === 'adaptive') {
+      return truncate(services, request, body, state, cut, { failures }, 'The summariser failed: ');
+    }
     request.emit({
       type: 'notice',
       message: `Compacting the conversation failed (${failures} of ${BREAKER_FAILURES} before older messages are dropped).`,
@@ -89,7 +91,10 @@ export async function runCompaction(
   }
 }
 
-/** Drop the messages before `cut` from the prompt, keeping a digest line of what they were. */
+/**
+ * Drop the messages before `cut` from the prompt, keeping a digest line of what they were. `why`
+ * (when given) opens the notice, e.g. `The summariser failed: `.
+ */
 function truncate(
   services: ContextServices,
   request: ContextRequest,
@@ -97,13 +102,12 @@ function truncate(
   state: ContextState,
   cut: number,
   patch: Partial<ContextState>,
+  why: string,
 ): ContextState {
   const range = body.slice(state.covered, cut);
   const droppedDigest = appendDigest(state.droppedDigest, truncationLine(range, state.covered));
-  request.emit({
-    type: 'notice',
-    message: `Dropped ${plural(range.length, 'older message')} from the context.`,
-  });
+  const dropped = `dropped ${plural(range.length, 'older message')} from the context.`;
+  request.emit({ type: 'notice', message: why ? `${why}${dropped}` : capitalise(dropped) });
   return saveState(services, request, coverThrough(state, body, cut, { ...patch, droppedDigest }));
 }
 
@@ -135,4 +139,8 @@ export function hardPrune(
     'context hard-pruned',
   );
   return saveState(services, request, coverThrough(state, body, cut, { ...patch, droppedDigest }));
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

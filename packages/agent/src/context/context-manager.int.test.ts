@@ -35,10 +35,16 @@ const SUMMARY = JSON.stringify({
 });
 
 /** Flush and summariser answers, told apart by how each call's user message starts. */
-function script(summariser: 'answers' | 'fails' = 'answers'): FakeLlmScriptInput {
+function script(summariser: 'answers' | 'fails' = 'answers', flushFailsOnce = false): FakeLlmScriptInput {
+  const flushFailure = {
+    match: { model: 'fast', last_message_regex: '^Transcript:' },
+    times: 1,
+    fail: { status: 500 },
+  };
   return {
     models: ['fast', MODEL],
     rules: [
+      ...(flushFailsOnce ? [flushFailure] : []),
       {
         match: { model: 'fast', last_message_regex: '^Transcript:[\\s\\S]*4417' },
         reply: { text: FLUSH_WITH_FACT },
@@ -69,9 +75,14 @@ afterEach(async () => {
 });
 
 async function harness(
-  options: { settings?: Partial<ContextSettings>; summariser?: 'answers' | 'fails'; dir?: string } = {},
+  options: {
+    settings?: Partial<ContextSettings>;
+    summariser?: 'answers' | 'fails';
+    flushFailsOnce?: boolean;
+    dir?: string;
+  } = {},
 ): Promise<Harness> {
-  const llm = await startFakeLlm({ script: script(options.summariser) });
+  const llm = await startFakeLlm({ script: script(options.summariser, options.flushFailsOnce) });
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'context-int-'));
   const clock = new FakeClock(START);
   const memory = MemoryEngine.open({ file: join(dir, 'memory.db'), clock });
@@ -249,6 +260,16 @@ describe('ContextManager in a long scripted chat', () => {
     );
   });
 
+  it('tries a failed flush once more right before compacting, and not on every step in between', async () => {
+    const h = await harness({ flushFailsOnce: true });
+    const steps = await chat(h, LONG_CHAT);
+    const firstCompaction = steps.findIndex((step) => step.calls.includes('summary'));
+    const firstCycle = steps.slice(0, firstCompaction + 1).flatMap((step) => step.calls);
+    expect(firstCycle).toEqual(['flush', 'flush', 'summary']);
+    expect(steps[firstCompaction]?.calls).toEqual(['flush', 'summary']);
+    expect(text(steps.at(-1)?.prepared.messages[0])).toContain('4417');
+  });
+
   it('keeps every prompt it prepares under the compaction threshold', async () => {
     const h = await harness();
     const steps = await chat(h, LONG_CHAT);
@@ -327,9 +348,10 @@ describe('ContextManager compaction paths', () => {
     expect(prepared?.usedRatio).toBeLessThan(0.7);
     expect(text(prepared?.messages[0])).toContain('DROPPED WITHOUT A SUMMARY:\n- messages 1–');
     expect(text(prepared?.messages[0])).toContain('tools used: read_file ×');
-    expect(h.notices.some((notice) => /^Dropped \d+ older messages from the context\.$/.test(notice))).toBe(
-      true,
+    expect(h.notices).toContainEqual(
+      expect.stringMatching(/^The summariser failed: dropped \d+ older messages/),
     );
+    expect(text(prepared?.messages[0])).toContain('the user asked "Turn');
   });
 
   it('truncates a mostly-tool-output stretch without asking the summariser', async () => {

@@ -105,14 +105,16 @@ class ConversationContexts {
     const conversation = splitConversation(request.messages);
     let state = this.#load(request, conversation);
     let measured = await this.#measure(request, conversation, state);
-    const flushTried = this.#flushTried.get(request.conversationId) === state.cycle;
-    if (measured.usedRatio >= settings.flush_at && state.flushedCycle !== state.cycle && !flushTried) {
-      this.#flushTried.set(request.conversationId, state.cycle);
-      state = await runFlush(this.#services, request, conversation.body, state);
-    }
     if (measured.usedRatio >= settings.compact_at) {
+      // Flushes first when this cycle's flush has not run, or ran and failed (its one retry).
       state = await this.#compact(request, conversation, state);
       measured = await this.#measure(request, conversation, state);
+    } else if (measured.usedRatio >= settings.flush_at && state.flushedCycle !== state.cycle) {
+      // Tried once per cycle between the thresholds: a failing fast tier is not called on every step.
+      if (this.#flushTried.get(request.conversationId) !== state.cycle) {
+        this.#flushTried.set(request.conversationId, state.cycle);
+        state = await runFlush(this.#services, request, conversation.body, state);
+      }
     }
     return this.#withWrapUp(request, conversation, state, measured);
   }
