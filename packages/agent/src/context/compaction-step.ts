@@ -129,7 +129,7 @@ export function hardPrune(
       : 'The conversation still did not fit the model';
   request.emit({
     type: 'notice',
-    message: `${why}: kept only the system prompt and the last ${HARD_PRUNE_GROUPS} message groups.`,
+    message: `${why}: kept only the system prompt, the conversation memory and the last ${HARD_PRUNE_GROUPS} message groups.`,
   });
   if (cut <= state.covered) return saveState(services, request, { ...state, ...patch });
   const range = body.slice(state.covered, cut);

@@ -80,6 +80,7 @@ async function harness(
     summariser?: 'answers' | 'fails';
     flushFailsOnce?: boolean;
     dir?: string;
+    counter?: TokenCounter;
   } = {},
 ): Promise<Harness> {
   const llm = await startFakeLlm({ script: script(options.summariser, options.flushFailsOnce) });
@@ -103,7 +104,7 @@ async function harness(
     },
     logger: pino({ level: 'silent' }),
     clock,
-    tokenCounter: counter,
+    tokenCounter: options.counter ?? counter,
   });
   cleanups.push(async () => {
     manager.close();
@@ -387,7 +388,7 @@ describe('ContextManager compaction paths', () => {
     ]);
     const pruned = attempts[2];
     expect(h.notices).toContain(
-      'Compacting the conversation failed 3 times in a row: kept only the system prompt and the last 4 message groups.',
+      'Compacting the conversation failed 3 times in a row: kept only the system prompt, the conversation memory and the last 4 message groups.',
     );
     // System prompt, then exactly the last four groups of what was asked.
     expect(pruned?.prepared.messages.slice(1)).toEqual(lastGroups(pruned?.request ?? [], 4));
@@ -418,6 +419,26 @@ describe('ContextManager compaction paths', () => {
     expect(text(prepared.messages[0])).toMatch(
       /Context is \d+% full\. Finish the current step and wrap up soon/,
     );
+  });
+});
+
+describe('ContextManager token counting', () => {
+  it('answers from the estimate while far from the thresholds, without waiting for the tokenizer', async () => {
+    const fresh = new TokenCounter();
+    const h = await harness({ counter: fresh });
+    const messages: LlmMessage[] = [SYSTEM, { role: 'user', content: 'Hello, what can you do?' }];
+    const prepared = await h.manager.prepare(h.request(messages));
+    expect(prepared.promptTokens).toBe(fresh.estimatePrompt(messages));
+  });
+
+  it('counts exactly with the tokenizer once the prompt nears a threshold', async () => {
+    const fresh = new TokenCounter();
+    const h = await harness({ counter: fresh, settings: { keep_turns: 10 } });
+    const messages: LlmMessage[] = [SYSTEM, { role: 'user', content: filler(3, 1_500) }];
+    const prepared = await h.manager.prepare(h.request(messages));
+    expect(fresh.isReady(MODEL)).toBe(true);
+    expect(prepared.promptTokens).toBe(await counter.countPrompt(MODEL, prepared.messages));
+    expect(prepared.promptTokens).not.toBe(fresh.estimatePrompt(prepared.messages));
   });
 });
 
