@@ -45,14 +45,16 @@ export async function runCompaction(
   if (!summarised) return truncate(services, request, body, state, cut, {}, '');
   const log = services.logger.child({ conversation: request.conversationId, cycle: state.cycle });
   try {
-    const previous = { userProfile: state.userSummary, conversation: state.conversationSummary };
-    const { summary, facts } = await summarise(
-      services.call,
-      previous,
-      range,
-      request.signal,
-      request.traceId,
-    );
+    // The flush read everything before `flushedThrough`: facts are asked for only from there on.
+    const unreadFrom =
+      cut > state.flushedThrough ? Math.max(0, state.flushedThrough - state.covered) : undefined;
+    const { summary, facts } = await summarise(services.call, {
+      previous: { userProfile: state.userSummary, conversation: state.conversationSummary },
+      messages: range,
+      unreadFrom,
+      signal: request.signal,
+      traceId: request.traceId,
+    });
     const { ledger, fresh } = mergeFacts(state.facts, facts);
     await services.sink(request.conversationId, fresh, request.signal);
     log.info({ messages: range.length, facts: fresh.length }, 'context compacted with a summary');
@@ -68,6 +70,8 @@ export async function runCompaction(
         conversationSummary: summary.conversation,
         facts: ledger,
         failures: 0,
+        // The summariser read the rest for facts: the next flush starts after it.
+        flushedThrough: Math.max(state.flushedThrough, cut),
       }),
     );
   } catch (error) {

@@ -31,20 +31,25 @@ const FLUSH_WITH_FACT = JSON.stringify({
 const SUMMARY = JSON.stringify({
   user_profile: 'A release engineer who likes short answers.',
   conversation: 'Reviewing the sections of the spring release plan one by one.',
-  facts: [],
+  facts: [{ key: 'release owner', value: 'Bo Lind owns the spring release', category: 'entities' }],
 });
 
 /** Flush and summariser answers, told apart by how each call's user message starts. */
-function script(summariser: 'answers' | 'fails' = 'answers', flushFailsOnce = false): FakeLlmScriptInput {
+type FlushScript = 'answers' | 'fails-once' | 'fails';
+
+function script(
+  summariser: 'answers' | 'fails' = 'answers',
+  flush: FlushScript = 'answers',
+): FakeLlmScriptInput {
   const flushFailure = {
     match: { model: 'fast', last_message_regex: '^Transcript:' },
-    times: 1,
+    ...(flush === 'fails-once' ? { times: 1 } : {}),
     fail: { status: 500 },
   };
   return {
     models: ['fast', MODEL],
     rules: [
-      ...(flushFailsOnce ? [flushFailure] : []),
+      ...(flush === 'answers' ? [] : [flushFailure]),
       {
         match: { model: 'fast', last_message_regex: '^Transcript:[\\s\\S]*4417' },
         reply: { text: FLUSH_WITH_FACT },
@@ -78,12 +83,12 @@ async function harness(
   options: {
     settings?: Partial<ContextSettings>;
     summariser?: 'answers' | 'fails';
-    flushFailsOnce?: boolean;
+    flush?: FlushScript;
     dir?: string;
     counter?: TokenCounter;
   } = {},
 ): Promise<Harness> {
-  const llm = await startFakeLlm({ script: script(options.summariser, options.flushFailsOnce) });
+  const llm = await startFakeLlm({ script: script(options.summariser, options.flush) });
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'context-int-'));
   const clock = new FakeClock(START);
   const memory = MemoryEngine.open({ file: join(dir, 'memory.db'), clock });
@@ -138,9 +143,14 @@ async function harness(
   };
 }
 
+/** The user message of a fast-tier call (its transcript). */
+function fastCallText(request: { body: unknown } | undefined): string {
+  const body = request?.body as { messages?: Array<{ content: string }> } | undefined;
+  return body?.messages?.[1]?.content ?? '';
+}
+
 function fastCallKind(request: { body: unknown }): string {
-  const body = request.body as { messages: Array<{ content: string }> };
-  const user = body.messages[1]?.content ?? '';
+  const user = fastCallText(request);
   return user.startsWith('Transcript:') ? 'flush' : user.startsWith('Current memory:') ? 'summary' : 'other';
 }
 
@@ -262,13 +272,31 @@ describe('ContextManager in a long scripted chat', () => {
   });
 
   it('tries a failed flush once more right before compacting, and not on every step in between', async () => {
-    const h = await harness({ flushFailsOnce: true });
+    const h = await harness({ flush: 'fails-once' });
     const steps = await chat(h, LONG_CHAT);
     const firstCompaction = steps.findIndex((step) => step.calls.includes('summary'));
     const firstCycle = steps.slice(0, firstCompaction + 1).flatMap((step) => step.calls);
     expect(firstCycle).toEqual(['flush', 'flush', 'summary']);
     expect(steps[firstCompaction]?.calls).toEqual(['flush', 'summary']);
     expect(text(steps.at(-1)?.prepared.messages[0])).toContain('4417');
+  });
+
+  it('asks the summariser for facts only from messages no flush has read', async () => {
+    const flushed = await harness({ settings: { window_tokens: 20_000 } });
+    const steps = await chat(flushed, 8);
+    await flushed.manager.compact(flushed.request(steps.at(-1)?.request ?? []), 'directive');
+    const summaryRequest = flushed.llm.requests.find((request) => fastCallKind(request) === 'summary');
+    expect(fastCallText(summaryRequest)).not.toContain('NOT YET SAVED');
+    expect(readFileSync(join(flushed.dir, 'workspace', 'MEMORY.md'), 'utf8')).not.toContain('Bo Lind');
+
+    const unflushed = await harness({ flush: 'fails' });
+    const unflushedSteps = await chat(unflushed, LONG_CHAT);
+    const firstSummary = unflushed.llm.requests.find((request) => fastCallKind(request) === 'summary');
+    expect(fastCallText(firstSummary)).toContain('Transcript to fold in:\n=== NOT YET SAVED ===\n');
+    expect(readFileSync(join(unflushed.dir, 'workspace', 'MEMORY.md'), 'utf8')).toContain('Bo Lind owns');
+    expect(text(unflushedSteps.at(-1)?.prepared.messages[0])).toContain(
+      'release owner: Bo Lind owns the spring release',
+    );
   });
 
   it('keeps every prompt it prepares under the compaction threshold', async () => {

@@ -3,7 +3,7 @@ import type { LlmMessage } from './context-manager.js';
 import type { ExtractedFact } from './context-state-store.js';
 import { FACT_JSON_SHAPE, factListSchema, normalizeFacts } from './extracted-facts.js';
 import { type FastTierCall, parseJsonReply } from './fast-tier.js';
-import { transcriptChunks } from './transcript.js';
+import { transcriptChunks, UNREAD_MARKER } from './transcript.js';
 
 /** The dual summary: who the user is, and what the conversation is about. */
 export interface DualSummary {
@@ -22,7 +22,8 @@ const SUMMARISER_PROMPT = [
   '- "conversation": what was discussed and done: decisions, results, open tasks, and the exact names,',
   '  numbers, dates, paths and identifiers that may be needed later.',
   'At most 250 words per part, compact prose or bullets. Tool output is shown clipped.',
-  'Also list durable facts from the new transcript in "facts".',
+  `Also list durable facts in "facts", but only from the messages after the line ${UNREAD_MARKER}`,
+  '(earlier ones are saved already); an empty list when the transcript has no such line.',
   `Reply with JSON only: {"user_profile":"...","conversation":"...","facts":[${FACT_JSON_SHAPE}]}`,
 ].join('\n');
 
@@ -34,20 +35,27 @@ const summaryReplySchema = z.object({
 
 /**
  * Progressive summarisation on the fast tier: the messages are read chunk by chunk, oldest first,
- * each chunk folded into the summary so far.
+ * each chunk folded into the summary so far. Facts are asked for only from `unreadFrom` on (the
+ * first message no flush has read); without it, the facts returned are ignored.
  *
  * @throws the first chunk's failure (a refused call, or an answer without a usable summary).
  */
 export async function summarise(
   call: FastTierCall,
-  previous: DualSummary,
-  messages: readonly LlmMessage[],
-  signal: AbortSignal,
-  traceId?: string,
+  request: {
+    previous: DualSummary;
+    messages: readonly LlmMessage[];
+    /** Index (in `messages`) of the first message no flush has read; absent when all were read. */
+    unreadFrom?: number | undefined;
+    signal: AbortSignal;
+    traceId?: string | undefined;
+  },
 ): Promise<{ summary: DualSummary; facts: ExtractedFact[] }> {
-  let summary = previous;
+  const { messages, unreadFrom, signal, traceId } = request;
+  let summary = request.previous;
   const facts: ExtractedFact[] = [];
-  for (const chunk of transcriptChunks(messages)) {
+  let unreadReached = false;
+  for (const chunk of transcriptChunks(messages, unreadFrom)) {
     const user = [
       'Current memory:',
       `USER PROFILE: ${summary.userProfile || '(nothing yet)'}`,
@@ -65,7 +73,8 @@ export async function summarise(
       userProfile: (reply.user_profile.trim() || summary.userProfile).slice(0, SUMMARY_MAX_CHARS),
       conversation: reply.conversation.trim().slice(0, SUMMARY_MAX_CHARS),
     };
-    facts.push(...normalizeFacts(reply.facts));
+    unreadReached ||= chunk.includes(UNREAD_MARKER);
+    if (unreadReached) facts.push(...normalizeFacts(reply.facts));
   }
   return { summary, facts };
 }

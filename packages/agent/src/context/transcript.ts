@@ -47,16 +47,25 @@ export function transcriptLine(message: LlmMessage): string {
   return `[${message.role}] ${clipMiddle(text, TEXT_CLIP_CHARS)}`;
 }
 
+/** Marks where the messages no flush has read begin, for the summariser's fact list. */
+export const UNREAD_MARKER = '=== NOT YET SAVED ===';
+
 /**
  * `messages` as transcripts of at most about {@link FAST_TIER_INPUT_TOKENS} each, split only
- * between message groups (a call and its result stay in one piece).
+ * between message groups (a call and its result stay in one piece). With `unreadFrom`, the
+ * {@link UNREAD_MARKER} line goes before the group holding that message.
  */
-export function transcriptChunks(messages: readonly LlmMessage[]): string[] {
+export function transcriptChunks(messages: readonly LlmMessage[], unreadFrom?: number): string[] {
   const chunks: string[] = [];
   let current: string[] = [];
   let currentTokens = 0;
+  let marked = unreadFrom === undefined;
   for (const group of groupMessages(messages)) {
-    const text = messages.slice(group.start, group.end).map(transcriptLine).join('\n');
+    let text = messages.slice(group.start, group.end).map(transcriptLine).join('\n');
+    if (!marked && unreadFrom !== undefined && group.end > unreadFrom) {
+      text = `${UNREAD_MARKER}\n${text}`;
+      marked = true;
+    }
     const tokens = estimateTokens(text);
     if (current.length > 0 && currentTokens + tokens > FAST_TIER_INPUT_TOKENS) {
       chunks.push(current.join('\n'));
