@@ -40,7 +40,7 @@ export async function main() {
     runs[strategy] = await play(modules, counter, turns, strategy);
     const run = runs[strategy];
     console.log(
-      `${strategy.padEnd(11)} peak ${(run.peak_ratio * 100).toFixed(1)}% of ${WINDOW}, total ${run.total_vs_naive}× naive ` +
+      `${strategy.padEnd(11)} peak ${(run.peak_ratio * 100).toFixed(2)}% of ${WINDOW}, total ${run.total_vs_naive}× naive ` +
         `(main ${run.main_vs_naive}×), ${run.compactions} compactions, ${run.flushes} flushes, ` +
         `early fact kept: ${run.early_fact_in_last_prompt}`,
     );
