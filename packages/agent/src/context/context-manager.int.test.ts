@@ -69,7 +69,7 @@ interface Harness {
   clock: FakeClock;
   dir: string;
   notices: string[];
-  request(messages: LlmMessage[]): ContextRequest;
+  request(messages: LlmMessage[], signal?: AbortSignal): ContextRequest;
   /** Fast-tier calls since the last look, as `flush` / `summary`. */
   takeCalls(): string[];
 }
@@ -86,6 +86,7 @@ async function harness(
     flush?: FlushScript;
     dir?: string;
     counter?: TokenCounter;
+    memoryFails?: boolean;
   } = {},
 ): Promise<Harness> {
   const llm = await startFakeLlm({ script: script(options.summariser, options.flush) });
@@ -95,7 +96,10 @@ async function harness(
   const client = new OpenAI({ baseURL: llm.url, apiKey: 'agent-token', maxRetries: 0 });
   const manager = createContextManager({
     llm: async () => client,
-    memory: () => memory,
+    memory: () => {
+      if (options.memoryFails) throw new Error('memory.db is locked');
+      return memory;
+    },
     workspaceDir: join(dir, 'workspace'),
     database: join(dir, 'agent.db'),
     settings: {
@@ -126,14 +130,14 @@ async function harness(
     clock,
     dir,
     notices,
-    request: (messages) => ({
+    request: (messages, signal = new AbortController().signal) => ({
       conversationId: 'conversation-1',
       model: MODEL,
       messages,
       emit: (event: ChatEvent) => {
         if (event.type === 'notice') notices.push(event.message);
       },
-      signal: new AbortController().signal,
+      signal,
     }),
     takeCalls() {
       const calls = llm.requests.slice(seen).map(fastCallKind);
@@ -447,6 +451,28 @@ describe('ContextManager compaction paths', () => {
     expect(text(prepared.messages[0])).toMatch(
       /Context is \d+% full\. Finish the current step and wrap up soon/,
     );
+  });
+});
+
+describe('ContextManager flush', () => {
+  it('still writes MEMORY.md and the daily log when the memory engine is unavailable', async () => {
+    const h = await harness({ memoryFails: true });
+    const steps = await chat(h, LONG_CHAT);
+    expect(steps.some((step) => step.calls.includes('summary'))).toBe(true);
+    expect(readFileSync(join(h.dir, 'workspace', 'MEMORY.md'), 'utf8')).toContain('4417');
+    expect(readFileSync(join(h.dir, 'workspace', 'memory', '2026-03-14.md'), 'utf8')).toContain('4417');
+  });
+
+  it('does not count a flush cut short by the client leaving, and runs it on the next call', async () => {
+    const h = await harness();
+    const steps = await chat(h, LONG_CHAT);
+    const firstFlush = steps.findIndex((step) => step.calls.includes('flush'));
+    const fresh = await harness();
+    const messages = steps[firstFlush]?.request ?? [];
+    await expect(fresh.manager.prepare(fresh.request(messages, AbortSignal.abort()))).rejects.toThrow();
+    await fresh.manager.prepare(fresh.request(messages));
+    expect(fresh.llm.requests.map(fastCallKind)).toEqual(['flush']);
+    expect(fresh.notices).toEqual(['Saved 2 facts from this conversation to memory before compacting it.']);
   });
 });
 

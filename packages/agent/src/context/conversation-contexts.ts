@@ -56,8 +56,10 @@ export class ConversationContexts {
     } else if (measured.usedRatio >= settings.flush_at && state.flushedCycle !== state.cycle) {
       // Tried once per cycle between the thresholds: a failing fast tier is not called on every step.
       if (this.#flushTried.get(request.conversationId) !== state.cycle) {
-        this.#flushTried.set(request.conversationId, state.cycle);
+        const cycle = state.cycle;
         state = await runFlush(this.#services, request, conversation.body, state);
+        // Set after: a flush cut short by the client leaving (it throws) is not a try.
+        this.#flushTried.set(request.conversationId, cycle);
       }
     }
     return this.#withWrapUp(request, conversation, state, measured);
