@@ -34,9 +34,9 @@ const SUMMARY = JSON.stringify({
   facts: [{ key: 'release owner', value: 'Bo Lind owns the spring release', category: 'entities' }],
 });
 
-/** Flush and summariser answers, told apart by how each call's user message starts. */
 type FlushScript = 'answers' | 'fails-once' | 'fails';
 
+/** Flush and summariser answers, told apart by how each call's user message starts. */
 function script(
   summariser: 'answers' | 'fails' = 'answers',
   flush: FlushScript = 'answers',
