@@ -16,11 +16,15 @@ const FLUSH_PROMPT = [
 
 const flushReplySchema = z.object({ facts: factListSchema });
 
+/** Flush chunks are independent, so a long range is read by a few calls at once. */
+const FLUSH_CONCURRENCY = 4;
+
 /**
- * The flush turn: a silent call on the fast tier per transcript chunk that lists facts as
- * `{key, value, category}`. Nothing of it reaches the user but the notice the caller emits.
+ * The flush turn: silent calls on the fast tier, one per transcript chunk (a few at a time), that
+ * list facts as `{key, value, category}`. Nothing of it reaches the user but the notice the caller
+ * emits.
  *
- * @throws the first chunk's failure (a refused call or an answer that is not the JSON asked for).
+ * @throws the first failure (a refused call or an answer that is not the JSON asked for).
  */
 export async function extractFacts(
   call: FastTierCall,
@@ -28,10 +32,21 @@ export async function extractFacts(
   signal: AbortSignal,
   traceId?: string,
 ): Promise<ExtractedFact[]> {
-  const facts: ExtractedFact[] = [];
-  for (const chunk of transcriptChunks(messages)) {
-    const answer = await call({ system: FLUSH_PROMPT, user: `Transcript:\n${chunk}`, signal, traceId });
-    facts.push(...normalizeFacts(parseJsonReply(answer, flushReplySchema).facts));
-  }
-  return facts;
+  const chunks = transcriptChunks(messages);
+  const perChunk: ExtractedFact[][] = new Array(chunks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < chunks.length) {
+      const index = next++;
+      const answer = await call({
+        system: FLUSH_PROMPT,
+        user: `Transcript:\n${chunks[index]}`,
+        signal,
+        traceId,
+      });
+      perChunk[index] = normalizeFacts(parseJsonReply(answer, flushReplySchema).facts);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FLUSH_CONCURRENCY, chunks.length) }, worker));
+  return perChunk.flat();
 }

@@ -3,8 +3,6 @@ import type { z } from 'zod';
 
 /** The cheap model that flushes and summarises: a tier alias the host's `/v1` resolves. */
 export const FAST_TIER_MODEL = 'fast';
-/** A summary or a fact list is short; a runaway answer is cut here. */
-const FAST_TIER_MAX_OUTPUT_TOKENS = 2_000;
 
 /** One silent, non-streamed call on the fast tier: a system prompt, one user message, text back. */
 export type FastTierCall = (request: {
@@ -25,8 +23,8 @@ export function createFastTierCall(llm: () => Promise<OpenAI>, model = FAST_TIER
           { role: 'system', content: system },
           { role: 'user', content: user },
         ],
-        temperature: 0,
-        max_tokens: FAST_TIER_MAX_OUTPUT_TOKENS,
+        // No temperature or max_tokens: reasoning models (o-series, gpt-5) refuse both, and the tier
+        // may be any of them. The prompts ask for short answers instead.
       },
       { signal, ...(traceId ? { headers: { 'x-trace-id': traceId } } : {}) },
     );
