@@ -14,6 +14,8 @@ export interface ContextRequest {
    * stable), then this turn so far (the user message and any tool rounds).
    */
   messages: LlmMessage[];
+  /** The tool definitions sent with the call: they take room in the window too. */
+  tools?: readonly OpenAI.Chat.Completions.ChatCompletionTool[];
   emit: (event: ChatEvent) => void;
   signal: AbortSignal;
   traceId?: string;

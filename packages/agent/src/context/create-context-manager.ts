@@ -1,0 +1,66 @@
+import { type Clock, systemClock } from '@openlegion/infra/clock';
+import { type Database, openDatabase } from '@openlegion/infra/sqlite';
+import type { MemoryEngine } from '@openlegion/memory';
+import type OpenAI from 'openai';
+import type { Logger } from 'pino';
+import type { ContextManager } from './context-manager.js';
+import type { ContextServices, ContextSettings } from './context-services.js';
+import { ContextStateStore } from './context-state-store.js';
+import { ConversationContexts } from './conversation-contexts.js';
+import { createFactSink } from './fact-sink.js';
+import { createFastTierCall, FAST_TIER_MODEL } from './fast-tier.js';
+import { TokenCounter } from './token-counter.js';
+
+export interface ContextManagerDeps {
+  /** The SDK client pointed at the host's `/v1`; asked only when a flush or summary runs. */
+  llm: () => Promise<OpenAI>;
+  /** The agent's memory engine (opened on first use). */
+  memory: () => MemoryEngine;
+  /** The agent's workspace (`/data/workspace`): MEMORY.md and `memory/YYYY-MM-DD.md` live there. */
+  workspaceDir: string;
+  /** Where compaction state is kept: an open database (the agent's), or a file to open. */
+  database: Database | string;
+  settings: ContextSettings;
+  logger: Logger;
+  clock?: Clock;
+  /** The model that flushes and summarises; default the `fast` tier. */
+  fastModel?: string;
+  /** Shared counter (tests and benchmarks reuse one so tokenizer tables load once). */
+  tokenCounter?: TokenCounter;
+}
+
+/** A {@link ContextManager} that owns a database it opened itself closes it here. */
+export type ClosableContextManager = ContextManager & { close(): void };
+
+/**
+ * The context manager the loop calls: counts the prompt, flushes facts at `flush_at`, compacts at
+ * `compact_at`, asks for a wrap-up at `wrap_up_at`, and keeps its state per conversation in SQLite.
+ * Calls for one conversation run one at a time.
+ */
+export function createContextManager(deps: ContextManagerDeps): ClosableContextManager {
+  const ownsDatabase = typeof deps.database === 'string';
+  const db = typeof deps.database === 'string' ? openDatabase(deps.database) : deps.database;
+  const clock = deps.clock ?? systemClock;
+  const services: ContextServices = {
+    settings: deps.settings,
+    call: createFastTierCall(deps.llm, deps.fastModel ?? FAST_TIER_MODEL),
+    sink: createFactSink({
+      memory: deps.memory,
+      workspaceDir: deps.workspaceDir,
+      clock,
+      logger: deps.logger,
+    }),
+    store: new ContextStateStore(db),
+    clock,
+    logger: deps.logger,
+  };
+  const manager = new ConversationContexts(services, deps.tokenCounter ?? new TokenCounter());
+  return {
+    prepare: (request) => manager.serial(request.conversationId, () => manager.prepare(request)),
+    compact: (request, reason) =>
+      manager.serial(request.conversationId, () => manager.compact(request, reason)),
+    close: () => {
+      if (ownsDatabase) db.close();
+    },
+  };
+}

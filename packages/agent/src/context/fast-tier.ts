@@ -1,0 +1,59 @@
+import type OpenAI from 'openai';
+import type { z } from 'zod';
+
+/** The cheap model that flushes and summarises: a tier alias the host's `/v1` resolves. */
+export const FAST_TIER_MODEL = 'fast';
+
+/** One silent, non-streamed call on the fast tier: a system prompt, one user message, text back. */
+export type FastTierCall = (request: {
+  system: string;
+  user: string;
+  signal: AbortSignal;
+  traceId?: string | undefined;
+}) => Promise<string>;
+
+/** A fast-tier caller over the host's OpenAI-compatible proxy. */
+export function createFastTierCall(llm: () => Promise<OpenAI>, model = FAST_TIER_MODEL): FastTierCall {
+  return async ({ system, user, signal, traceId }) => {
+    const client = await llm();
+    const completion = await client.chat.completions.create(
+      {
+        model,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        // No temperature or max_tokens: reasoning models (o-series, gpt-5) refuse both, and the tier
+        // may be any of them. The prompts ask for short answers instead.
+      },
+      { signal, ...(traceId ? { headers: { 'x-trace-id': traceId } } : {}) },
+    );
+    const text = completion.choices[0]?.message.content;
+    if (!text) throw new Error('the fast tier answered with no text');
+    return text;
+  };
+}
+
+/**
+ * The JSON object in a model's answer (small models wrap it in prose or a code fence), checked
+ * against `schema`.
+ *
+ * @throws Error naming what was wrong, when there is no object or it does not fit.
+ */
+export function parseJsonReply<T>(text: string, schema: z.ZodType<T>): T {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start === -1 || end <= start) throw new Error('the answer holds no JSON object');
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(start, end + 1));
+  } catch (cause) {
+    throw new Error('the answer is not valid JSON', { cause });
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`the answer does not fit: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,17 @@
+export {
+  BREAKER_COOLDOWN_MS,
+  BREAKER_FAILURES,
+  HARD_PRUNE_GROUPS,
+} from './compaction-step.js';
+export type { ContextManager, ContextRequest, LlmMessage, PreparedContext } from './context-manager.js';
+export type { ContextSettings } from './context-services.js';
+export type { ExtractedFact } from './context-state-store.js';
+export { contextWindowFor, DEFAULT_CONTEXT_WINDOW_TOKENS } from './context-window.js';
+export {
+  type ClosableContextManager,
+  type ContextManagerDeps,
+  createContextManager,
+} from './create-context-manager.js';
+export { FAST_TIER_MODEL } from './fast-tier.js';
+export { TokenCounter, type TokenizerKind, tokenizerFor } from './token-counter.js';
+export { estimateTokens } from './token-estimate.js';
