@@ -24,7 +24,6 @@ export {
   type TaskInput,
   type TurnInput,
 } from './loop/agent-loop.js';
-export { createPassThroughContextManager } from './loop/pass-through-context-manager.js';
 export { parseDirectives } from './prompt/directives.js';
 export { buildSystemPrompt, SILENT_REPLY_TOKEN } from './prompt/system-prompt.js';
 export { type AgentTuning, type RunningAgent, startAgent } from './start-agent.js';

@@ -6,11 +6,11 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { AgentEnv } from './agent-env.js';
 import { createAgentServer, type ReadyAgent } from './agent-server.js';
+import { type ClosableContextManager, createContextManager } from './context/create-context-manager.js';
 import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
 import { createAgentLoop } from './loop/agent-loop.js';
-import { createPassThroughContextManager } from './loop/pass-through-context-manager.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
@@ -54,9 +54,11 @@ export async function startAgent(options: {
   let readyAgent: ReadyAgent | undefined;
   const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory, workspace });
   const agentTools = createAgentTools({ memory, mesh: { meshUrl: env.MESH_URL, token: env.MESH_TOKEN } });
+  let context: ClosableContextManager | undefined;
   const close = async () => {
     await app.close();
     await agentTools.close();
+    context?.close();
     store.close();
     memoryEngine?.close();
   };
@@ -70,6 +72,14 @@ export async function startAgent(options: {
     let llmClient: Promise<OpenAI> | undefined;
     const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
     const { tools, unknown } = selectTools(self.tools, agentTools.tools);
+    context = createContextManager({
+      llm,
+      memory,
+      workspaceDir: workspace,
+      database: join(env.AGENT_DATA_DIR, 'agent.db'),
+      settings: self.context,
+      logger,
+    });
     if (unknown.length > 0) {
       logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
     }
@@ -77,9 +87,7 @@ export async function startAgent(options: {
       self,
       store,
       llm,
-      // The one place the context manager is chosen: sends conversations as they are until
-      // src/context/ (flush at 60%, compaction at 70%) is wired here.
-      contextManager: createPassThroughContextManager(),
+      contextManager: context,
       tools,
       workspace,
       logger,

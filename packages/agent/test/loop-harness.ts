@@ -16,8 +16,8 @@ import type { ContextManager } from '../src/context/context-manager.js';
 import { ConversationStore } from '../src/conversation-store.js';
 import { loadLlmClient } from '../src/llm-client.js';
 import { type AgentLoop, createAgentLoop } from '../src/loop/agent-loop.js';
-import { createPassThroughContextManager } from '../src/loop/pass-through-context-manager.js';
 import { scaffoldWorkspace } from '../src/workspace/workspace-scaffold.js';
+import { createPassThroughContextManager } from './pass-through-context-manager.js';
 
 export const TEST_MODEL = 'scripted/gpt-test';
 

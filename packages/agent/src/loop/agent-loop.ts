@@ -117,7 +117,6 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
         { conversationId, model: deps.self.model, messages, emit, signal },
         'directive',
       );
-      emit({ type: 'notice', message: 'conversation compacted' });
       if (directives.message.trim() === '') return { text: '', silent: true };
     }
     try {

@@ -39,7 +39,9 @@ export async function callModel(
 ): Promise<LlmReply> {
   const llm = await deps.llm();
   const delays = deps.retryDelaysMs ?? LLM_RETRY_DELAYS_MS;
-  let prepared = await deps.contextManager.prepare(request);
+  // Tool definitions count against the window too.
+  const contextRequest: ContextRequest = { ...request, tools };
+  let prepared = await deps.contextManager.prepare(contextRequest);
   let compacted = false;
   let retries = 0;
   for (;;) {
@@ -63,11 +65,8 @@ export async function callModel(
           { conversation: request.conversationId },
           'context overflow: compacting and retrying',
         );
-        request.emit({
-          type: 'notice',
-          message: 'the conversation was too long for the model; compacting it',
-        });
-        prepared = await deps.contextManager.compact(request, 'overflow');
+        // The context manager tells the user what it did (flush, summary or truncation).
+        prepared = await deps.contextManager.compact(contextRequest, 'overflow');
         compacted = true;
         continue;
       }

@@ -1,8 +1,8 @@
-import type { ContextManager, ContextRequest, PreparedContext } from '../context/context-manager.js';
+import type { ContextManager, ContextRequest, PreparedContext } from '../src/context/context-manager.js';
 
 /**
- * A {@link ContextManager} that sends the conversation as it is and never compacts: the default
- * until the real one (src/context/) is wired in start-agent.ts, and the tests' stand-in.
+ * A {@link ContextManager} that sends the conversation as it is and never compacts: the loop
+ * tests' stand-in, so they see exactly the messages the loop built.
  */
 export function createPassThroughContextManager(): ContextManager {
   const passThrough = async (request: ContextRequest): Promise<PreparedContext> => {
