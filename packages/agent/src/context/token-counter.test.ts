@@ -20,7 +20,11 @@ function samples(): Record<string, string> {
     .sort()
     .map((file) => readFileSync(`${REPO}docs/${file}`, 'utf8'))
     .join('\n');
-  const code = ['memory/src/memory-engine.ts', 'host/src/lanes/lane-repository.ts', 'protocol/src/mesh-config.ts']
+  const code = [
+    'memory/src/memory-engine.ts',
+    'host/src/lanes/lane-repository.ts',
+    'protocol/src/mesh-config.ts',
+  ]
     .map((file) => readFileSync(`${REPO}packages/${file}`, 'utf8'))
     .join('\n');
   const locomo = JSON.parse(readFileSync(`${SHARED_DATA}/locomo/locomo-dev.json`, 'utf8')) as Array<{
