@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentSelf, agentSelfSchema } from '@openlegion/protocol';
 import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startLocalAgent } from '../test/local-agent.js';
 import { postChat } from '../test/sse-events.js';
-import { parseAgentEnv } from './agent-env.js';
-import { type RunningAgent, startAgent } from './start-agent.js';
+import type { RunningAgent } from './start-agent.js';
 
 const TOKEN = 'agent-token-1234567890';
 const REPLY = 'Hello there, I am the scripted agent.';
@@ -44,16 +43,11 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
   let agent: RunningAgent;
 
   const start = () =>
-    startAgent({
-      env: parseAgentEnv({
-        AGENT_ID: self.agent,
-        MESH_URL: host.url,
-        MESH_TOKEN: TOKEN,
-        AGENT_HOST: '127.0.0.1',
-        AGENT_PORT: '0',
-        AGENT_DATA_DIR: dataDir,
-      }),
-      logger: pino({ level: 'silent' }),
+    startLocalAgent({
+      agentId: self.agent,
+      meshUrl: host.url,
+      token: TOKEN,
+      dataDir: dataDir,
       version: '1.2.3',
       tuning: { llmRetryDelaysMs: [0, 0] },
     });

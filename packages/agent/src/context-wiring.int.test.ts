@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentSelfSchema } from '@openlegion/protocol';
 import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalAgent } from '../test/local-agent.js';
 import { postChat } from '../test/sse-events.js';
-import { parseAgentEnv } from './agent-env.js';
-import { type RunningAgent, startAgent } from './start-agent.js';
+import type { RunningAgent } from './start-agent.js';
 
 const TOKEN = 'agent-token-context-wiring';
 /** A small window, so a short chat goes through a flush and a compaction. */
@@ -60,18 +59,7 @@ describe('the agent keeps a long chat inside its window (real context manager)',
     llm = await startFakeLlm({ script });
     host = await startFakeMeshHost({ agents: new Map([[TOKEN, self]]), llmUrl: llm.url });
     dataDir = mkdtempSync(join(tmpdir(), 'agent-context-'));
-    agent = await startAgent({
-      env: parseAgentEnv({
-        AGENT_ID: self.agent,
-        MESH_URL: host.url,
-        MESH_TOKEN: TOKEN,
-        AGENT_HOST: '127.0.0.1',
-        AGENT_PORT: '0',
-        AGENT_DATA_DIR: dataDir,
-      }),
-      logger: pino({ level: 'silent' }),
-      version: '0.0.0',
-    });
+    agent = await startLocalAgent({ agentId: self.agent, meshUrl: host.url, token: TOKEN, dataDir: dataDir });
     for (const message of [EARLY_FACT, ...Array.from({ length: 14 }, (_, i) => `Section ${i}: ${PADDING}`)]) {
       const { events } = await postChat(agent.url, TOKEN, { message });
       for (const event of events) if (event.type === 'notice') notices.push(event.message);

@@ -6,8 +6,8 @@ import { agentSelfSchema } from '@openlegion/protocol';
 import { type FakeLlm, type FakeMeshHost, startFakeLlm, startFakeMeshHost } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAgentEnv } from './agent-env.js';
-import { type RunningAgent, startAgent } from './start-agent.js';
+import { startLocalAgent } from '../test/local-agent.js';
+import type { RunningAgent } from './start-agent.js';
 
 const TOKEN = 'start-agent-token-123456';
 
@@ -41,15 +41,11 @@ describe('startAgent wiring', () => {
         done();
       },
     });
-    agent = await startAgent({
-      env: parseAgentEnv({
-        AGENT_ID: 'w',
-        MESH_URL: host.url,
-        MESH_TOKEN: TOKEN,
-        AGENT_HOST: '127.0.0.1',
-        AGENT_PORT: '0',
-        AGENT_DATA_DIR: dataDir,
-      }),
+    agent = await startLocalAgent({
+      agentId: 'w',
+      meshUrl: host.url,
+      token: TOKEN,
+      dataDir: dataDir,
       logger: pino({ level: 'warn' }, sink),
       version: '1',
     });
@@ -67,16 +63,11 @@ describe('startAgent wiring', () => {
     const soul = join(dataDir, 'workspace', 'SOUL.md');
     writeFileSync(soul, 'Mine.');
     await agent?.close();
-    agent = await startAgent({
-      env: parseAgentEnv({
-        AGENT_ID: 'w',
-        MESH_URL: host.url,
-        MESH_TOKEN: TOKEN,
-        AGENT_HOST: '127.0.0.1',
-        AGENT_PORT: '0',
-        AGENT_DATA_DIR: dataDir,
-      }),
-      logger: pino({ level: 'silent' }),
+    agent = await startLocalAgent({
+      agentId: 'w',
+      meshUrl: host.url,
+      token: TOKEN,
+      dataDir: dataDir,
       version: '1',
     });
     expect(readFileSync(soul, 'utf8')).toBe('Mine.');
