@@ -1,4 +1,4 @@
-import { type AriaNode, isInteractive } from './aria-node.js';
+import { type AriaNode, isInteractive, walkNodes } from './aria-node.js';
 
 /** How a snapshot is printed. */
 export interface RenderOptions {
@@ -98,6 +98,11 @@ function renderTree(
   lines: string[],
 ): void {
   const indent = '  '.repeat(depth);
+  if (options.maxDepth !== undefined && depth >= options.maxDepth) {
+    const hidden = [...walkNodes(nodes)].length;
+    if (hidden) lines.push(`${indent}- … ${hidden} elements deeper than max_depth ${options.maxDepth}`);
+    return;
+  }
   let pendingText = '';
   const flushText = () => {
     const text = pendingText.trim();
@@ -125,10 +130,6 @@ function renderTree(
     // An unnamed element Playwright gave no ref (not visible) and nothing inside: noise.
     if (options.compact && !node.ref && !node.name && !node.text && node.children.length === 0) return;
     flushText();
-    if (options.maxDepth !== undefined && depth >= options.maxDepth) {
-      lines.push(`${indent}- … (deeper than max_depth ${options.maxDepth})`);
-      return;
-    }
     const text = node.text ? `: ${node.text}` : '';
     lines.push(`${indent}- ${describe(node, options, !options.compact)}${text}`);
     renderTree(node.children, depth + 1, options, lines);
