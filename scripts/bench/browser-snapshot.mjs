@@ -205,7 +205,7 @@ async function serve(dir, sites) {
   const { port } = server.address();
   return {
     url: (p) => `http://127.0.0.1:${port}${p}`,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
+    close: () => closeServer(server),
   };
 }
 
@@ -216,8 +216,13 @@ async function refusingProxy() {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
+    close: () => closeServer(server),
   };
+}
+
+function closeServer(server) {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(resolve));
 }
 
 function round(value, digits = 1) {
