@@ -49,18 +49,18 @@ export function egressRefused(url: string, reason: string, cause?: unknown): Ope
   );
 }
 
-/** An action on an element that failed, named by the element. */
+/** An action on an element that failed, named by the element: `what` reads "click e4 (button …)". */
 export function actionError(error: unknown, what: string, timeoutMs: number): OpenLegionError {
   if (error instanceof OpenLegionError) return error;
   if (error instanceof errors.TimeoutError) {
-    return new OpenLegionError('BROWSER_TIMEOUT', `${what} did not finish within ${timeoutMs} ms`, {
+    return new OpenLegionError('BROWSER_TIMEOUT', `could not ${what} within ${timeoutMs} ms`, {
       cause: error,
     });
   }
   const message = error instanceof Error ? firstLine(error.message) : String(error);
-  return new OpenLegionError('BROWSER_ACTION_FAILED', `${what} failed: ${message}`, { cause: error });
+  return new OpenLegionError('BROWSER_ACTION_FAILED', `could not ${what}: ${message}`, { cause: error });
 }
 
 function firstLine(text: string): string {
-  return (text.split('\n')[0] ?? text).replace(/^[a-zA-Z.]+: /, '');
+  return (text.split('\n')[0] ?? text).replace(/^(?:[a-zA-Z.]+: )+/, '');
 }

@@ -35,6 +35,14 @@ const pages = {
     <label><input type="checkbox"> Subscribe</label><p id="state"></p>
     <script>document.addEventListener('change', () => { document.getElementById('state').textContent =
       document.querySelector('select').value + ' ' + document.querySelector('input').checked; });</script>`,
+  '/widgets': `<title>Widgets</title><input aria-label="Keys" onkeydown="document.getElementById('log').textContent='key '+event.key">
+    <p id="log">none</p>
+    <div id="menu" onmouseenter="if(!document.getElementById('item')){const a=document.createElement('a');a.id='item';a.href='#i';a.textContent='Menu item';this.append(a)}">Hover me</div>
+    <div draggable="true" id="card" ondragstart="event.dataTransfer.setData('text','card')">Card</div>
+    <div id="bin" style="width:200px;height:80px;border:1px solid" aria-label="Bin" role="region"
+      ondragover="event.preventDefault()" ondrop="event.preventDefault();this.textContent='dropped '+event.dataTransfer.getData('text')">Bin</div>
+    <button onclick="setTimeout(()=>{const p=document.createElement('p');p.textContent='Ready now';document.body.append(p)},300)">Later</button>
+    <div style="height:5000px"></div><p id="end">The end</p>`,
   '/huge': `<title>Huge</title>${Array.from({ length: 4_000 }, (_, i) => `<button>Button number ${i}</button>`).join('')}`,
   '/report.csv': (_req: unknown, res: import('node:http').ServerResponse) => {
     res.writeHead(200, {
@@ -184,6 +192,63 @@ describe('browser tools (real Chromium on loopback)', () => {
     await call('browser_select', { ref: refOf(snapshot, /combobox "Colour"/), values: ['Green'] });
     await call('browser_check', { ref: refOf(snapshot, /checkbox "Subscribe"/) });
     expect((await call('browser_get_text', { selector: '#state' })).text).toBe('g true');
+  });
+
+  it('presses keys, hovers, drags, waits for text and scrolls, by ref', async () => {
+    await call('browser_navigate', { url: server.url('/widgets') });
+    const { text: snapshot } = await call('browser_snapshot', {});
+    await call('browser_press', { ref: refOf(snapshot, /textbox "Keys"/), key: 'ArrowDown' });
+    expect((await call('browser_get_text', { selector: '#log' })).text).toBe('key ArrowDown');
+    const hovered = await call('browser_hover', { selector: '#menu' });
+    expect(hovered.text).toMatch(/1 new elements \(1 to act on\): link "Menu item" \[e\d+\]/);
+    await call('browser_drag', { from_selector: '#card', to_ref: refOf(snapshot, /region "Bin"/) });
+    expect((await call('browser_get_text', { selector: '#bin' })).text).toBe('dropped card');
+    await call('browser_click', { ref: refOf(snapshot, /button "Later"/) });
+    const waited = await call('browser_wait', { text: 'Ready now', timeout_ms: 5_000 });
+    expect(waited.result.isError).toBeUndefined();
+    const never = await call('browser_wait', { text: 'Never there', timeout_ms: 300 });
+    expect(never.text).toBe('BROWSER_TIMEOUT: could not see "Never there" within 300 ms');
+    await call('browser_scroll', { selector: '#end' });
+    const scrolled = await session.run(async () =>
+      (await session.activeTab()).page.evaluate(() => window.scrollY),
+    );
+    expect(scrolled).toBeGreaterThan(4_000);
+  });
+
+  it('says which element an action failed on and why', async () => {
+    await call('browser_navigate', { url: server.url('/login') });
+    const { text: snapshot } = await call('browser_snapshot', {});
+    const heading = refOf(snapshot, /heading "Sign in"/);
+    const { text, result } = await call('browser_type', { ref: heading, text: 'x' });
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(
+      new RegExp(
+        `^BROWSER_ACTION_FAILED: could not type into ${heading} \\(heading "Sign in"\\): Element is not an <input>`,
+      ),
+    );
+  });
+
+  it('goes back and forward, and saves the page as a PDF in the workspace', async () => {
+    await call('browser_navigate', { url: server.url('/login') });
+    await call('browser_navigate', { url: server.url('/other') });
+    expect((await call('browser_history', { go: 'back' })).text).toMatch(
+      /^at "Login" .*\/login \(HTTP 200\)/,
+    );
+    expect((await call('browser_history', { go: 'forward' })).text).toMatch(/^at "Other" /);
+    const { text } = await call('browser_pdf', { path: 'pages/other.pdf' });
+    expect(text).toMatch(/^saved pages\/other\.pdf/);
+    expect((await readFile(path.join(workspace, 'pages', 'other.pdf'))).subarray(0, 5).toString()).toBe(
+      '%PDF-',
+    );
+  });
+
+  it('offers browser_evaluate only when the agent is allowed it', async () => {
+    expect(tools.some((tool) => tool.name === 'browser_evaluate')).toBe(false);
+    const allowed = createBrowserTools({ session, evaluate: true });
+    await callTool(allowed, 'browser_navigate', { url: server.url('/other') }, workspace);
+    expect(
+      (await callTool(allowed, 'browser_evaluate', { expression: 'document.title' }, workspace)).text,
+    ).toBe('"Other"');
   });
 
   it('names the URL the egress proxy refused, over http and https', async () => {

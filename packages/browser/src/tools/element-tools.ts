@@ -8,17 +8,20 @@ import { actionError } from '../session/browser-errors.js';
 import type { BrowserSession } from '../session/browser-session.js';
 import { browserTool, ONE_TARGET_MESSAGE, oneTarget, targetFields } from './browser-tool.js';
 
-/** Act on one element and report what changed; Playwright failures name the element. */
+/**
+ * Act on one element and report what changed; Playwright failures name the element.
+ * `[done, attempt]`: "clicked" for the result, "click" for an error ("could not click e4 …").
+ */
 async function act(
   session: BrowserSession,
   input: TargetInput,
-  verb: string,
+  [done, attempt]: [string, string],
   action: (target: ResolvedTarget) => Promise<unknown>,
 ): Promise<string> {
   const target = await resolveTarget(session, input);
-  return reportAction(session, target.tab, `${verb} ${target.label}`, () =>
+  return reportAction(session, target.tab, `${done} ${target.label}`, () =>
     action(target).catch((error: unknown) => {
-      throw actionError(error, `${verb} ${target.label}`, session.actionTimeoutMs);
+      throw actionError(error, `${attempt} ${target.label}`, session.actionTimeoutMs);
     }),
   );
 }
@@ -40,7 +43,7 @@ export function elementTools(session: BrowserSession): AgentTool[] {
         })
         .refine(oneTarget, ONE_TARGET_MESSAGE),
       run: (input) =>
-        act(session, input, input.double ? 'double-clicked' : 'clicked', ({ locator }) =>
+        act(session, input, [input.double ? 'double-clicked' : 'clicked', 'click'], ({ locator }) =>
           input.double ? locator.dblclick({ button: input.button }) : locator.click({ button: input.button }),
         ),
     }),
@@ -58,15 +61,20 @@ export function elementTools(session: BrowserSession): AgentTool[] {
         })
         .refine(oneTarget, ONE_TARGET_MESSAGE),
       run: (input) =>
-        act(session, input, `typed ${input.text.length} characters into`, async ({ locator }) => {
-          if (input.slowly) {
-            await locator.fill('');
-            await locator.pressSequentially(input.text);
-          } else {
-            await locator.fill(input.text);
-          }
-          if (input.submit) await locator.press('Enter');
-        }),
+        act(
+          session,
+          input,
+          [`typed ${input.text.length} characters into`, 'type into'],
+          async ({ locator }) => {
+            if (input.slowly) {
+              await locator.fill('');
+              await locator.pressSequentially(input.text);
+            } else {
+              await locator.fill(input.text);
+            }
+            if (input.submit) await locator.press('Enter');
+          },
+        ),
     }),
     browserTool(session, {
       name: 'browser_press',
@@ -75,12 +83,14 @@ export function elementTools(session: BrowserSession): AgentTool[] {
       input: z.object({ key: z.string().min(1), ...targetFields }),
       run: async (input) => {
         if (input.ref || input.selector) {
-          return act(session, input, `pressed ${input.key} on`, ({ locator }) => locator.press(input.key));
+          return act(session, input, [`pressed ${input.key} on`, `press ${input.key} on`], ({ locator }) =>
+            locator.press(input.key),
+          );
         }
         const tab = await session.activeTab();
         return reportAction(session, tab, `pressed ${input.key}`, () =>
           tab.page.keyboard.press(input.key).catch((error: unknown) => {
-            throw actionError(error, `pressing ${input.key}`, session.actionTimeoutMs);
+            throw actionError(error, `press ${input.key}`, session.actionTimeoutMs);
           }),
         );
       },
@@ -92,7 +102,7 @@ export function elementTools(session: BrowserSession): AgentTool[] {
         .object({ ...targetFields, values: z.array(z.string()).min(1) })
         .refine(oneTarget, ONE_TARGET_MESSAGE),
       run: (input) =>
-        act(session, input, `selected ${JSON.stringify(input.values)} in`, ({ locator }) =>
+        act(session, input, [`selected ${JSON.stringify(input.values)} in`, 'select in'], ({ locator }) =>
           selectByLabelOrValue(locator, input.values),
         ),
     }),
@@ -103,7 +113,7 @@ export function elementTools(session: BrowserSession): AgentTool[] {
         .object({ ...targetFields, checked: z.boolean().default(true) })
         .refine(oneTarget, ONE_TARGET_MESSAGE),
       run: (input) =>
-        act(session, input, input.checked ? 'checked' : 'unchecked', ({ locator }) =>
+        act(session, input, input.checked ? ['checked', 'check'] : ['unchecked', 'uncheck'], ({ locator }) =>
           locator.setChecked(input.checked),
         ),
     }),
@@ -111,7 +121,7 @@ export function elementTools(session: BrowserSession): AgentTool[] {
       name: 'browser_hover',
       description: 'Move the mouse over an element by ref (opens hover menus and tooltips).',
       input: target,
-      run: (input) => act(session, input, 'hovered over', ({ locator }) => locator.hover()),
+      run: (input) => act(session, input, ['hovered over', 'hover over'], ({ locator }) => locator.hover()),
     }),
     browserTool(session, {
       name: 'browser_scroll',
@@ -125,7 +135,7 @@ export function elementTools(session: BrowserSession): AgentTool[] {
       run: async (input) => {
         const [dx, dy] = delta(input.direction, input.pixels);
         if (input.ref || input.selector) {
-          return act(session, input, 'scrolled', ({ locator }) =>
+          return act(session, input, ['scrolled', 'scroll'], ({ locator }) =>
             input.direction
               ? locator.evaluate((element, [x, y]) => element.scrollBy(x ?? 0, y ?? 0), [dx, dy])
               : locator.scrollIntoViewIfNeeded(),
@@ -158,7 +168,7 @@ export function elementTools(session: BrowserSession): AgentTool[] {
         return act(
           session,
           { ref: input.from_ref, selector: input.from_selector },
-          `dragged onto ${to.label}:`,
+          [`dragged onto ${to.label} the element`, `drag onto ${to.label} the element`],
           ({ locator }) => locator.dragTo(to.locator),
         );
       },
@@ -177,14 +187,19 @@ export function elementTools(session: BrowserSession): AgentTool[] {
         const files = await Promise.all(
           input.paths.map((file) => workspacePath(session.workspace, file, { mustExist: true })),
         );
-        return act(session, input, `uploaded ${input.paths.join(', ')} via`, async ({ tab, locator }) => {
-          const isFileInput = await locator.evaluate(
-            (element) => element instanceof HTMLInputElement && element.type === 'file',
-          );
-          if (isFileInput) return locator.setInputFiles(files);
-          const [chooser] = await Promise.all([tab.page.waitForEvent('filechooser'), locator.click()]);
-          return chooser.setFiles(files);
-        });
+        return act(
+          session,
+          input,
+          [`uploaded ${input.paths.join(', ')} via`, 'upload via'],
+          async ({ tab, locator }) => {
+            const isFileInput = await locator.evaluate(
+              (element) => element instanceof HTMLInputElement && element.type === 'file',
+            );
+            if (isFileInput) return locator.setInputFiles(files);
+            const [chooser] = await Promise.all([tab.page.waitForEvent('filechooser'), locator.click()]);
+            return chooser.setFiles(files);
+          },
+        );
       },
     }),
   ];

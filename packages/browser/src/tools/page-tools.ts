@@ -47,7 +47,11 @@ export function pageTools(session: BrowserSession, allowEvaluate: boolean): Agen
                 await tab.page.waitForEvent('domcontentloaded', { timeout: input.timeout_ms });
               }
             } catch (error) {
-              throw actionError(error, `waiting for ${what}`, input.timeout_ms);
+              throw actionError(
+                error,
+                `see ${what}${input.state === 'hidden' ? ' go' : ''}`,
+                input.timeout_ms,
+              );
             }
           },
         );
