@@ -62,7 +62,7 @@ function describeEvent(event: SessionEvent): string[] {
     case 'tab-closed':
       return [`tab ${event.tabId} closed`];
     case 'tab-crashed':
-      return [`tab ${event.tabId} crashed (${event.url}); reload it with browser_navigate`];
+      return [`tab ${event.tabId} crashed (${event.url}); the next call reopens it`];
     case 'navigated':
       return [];
   }

@@ -1,10 +1,9 @@
-import { mkdir, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
 import { OpenLegionError } from '@openlegion/protocol';
-import type { BrowserContext, Download, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { RefRegistry } from '../snapshot/ref-registry.js';
 import type { BrowserLauncher, LaunchedBrowser } from './browser-launcher.js';
+import { saveDownload } from './save-download.js';
 import { SessionEventLog } from './session-events.js';
 
 /** One open tab; ids count up from 1 and are never reused in a session. */
@@ -50,6 +49,7 @@ export class BrowserSession {
   private readonly tabs = new Map<number, Tab>();
   /** Each open tab's last loaded URL, to reopen after a crash or an idle close. */
   private readonly tabUrls = new Map<number, string>();
+  private readonly crashedTabs = new Set<number>();
   private activeTabId = 0;
   private nextTabId = 1;
   private closingOnPurpose = false;
@@ -105,6 +105,7 @@ export class BrowserSession {
   /** The tab actions go to; opens one if none is open. */
   async activeTab(): Promise<Tab> {
     const tab = this.tabs.get(this.activeTabId);
+    if (tab && this.crashedTabs.has(tab.id)) return this.replaceCrashedTab(tab);
     if (tab && !tab.page.isClosed()) return tab;
     const first = [...this.tabs.values()].find((candidate) => !candidate.page.isClosed());
     if (first) {
@@ -148,6 +149,27 @@ export class BrowserSession {
     const context = await this.ensureBrowser();
     const tab = await this.newTab(context);
     this.activeTabId = tab.id;
+    return tab;
+  }
+
+  /** A tab whose renderer crashed cannot be used again: reopen its page in a new tab. */
+  private async replaceCrashedTab(crashed: Tab): Promise<Tab> {
+    const url = this.tabUrls.get(crashed.id) ?? crashed.page.url();
+    this.crashedTabs.delete(crashed.id);
+    this.tabUrls.delete(crashed.id);
+    await crashed.page.close().catch(() => undefined);
+    this.forgetTab(crashed.id);
+    const tab = await this.openTab();
+    const loaded = /^https?:/.test(url)
+      ? await tab.page.goto(url, { waitUntil: 'domcontentloaded' }).then(
+          () => true,
+          () => false,
+        )
+      : false;
+    this.notes.push(
+      `Tab ${crashed.id} had crashed; ${loaded ? `reopened ${url}` : 'opened a blank page'} as tab ${tab.id}. ` +
+        'Refs from before are stale — take a new snapshot.',
+    );
     return tab;
   }
 
@@ -237,8 +259,13 @@ export class BrowserSession {
       this.events.push({ kind: 'dialog', tabId: tab.id, type, message: dialog.message(), answer });
       void (answer === 'accepted' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
     });
-    page.on('download', (download) => this.events.track(this.saveDownload(tab.id, download)));
+    page.on('download', (download) =>
+      this.events.track(
+        saveDownload(download, this.workspace, tab.id).then((event) => this.events.push(event)),
+      ),
+    );
     page.on('crash', () => {
+      this.crashedTabs.add(tab.id);
       this.events.push({ kind: 'tab-crashed', tabId: tab.id, url: page.url() });
       this.refs.clearTab(tab.id);
     });
@@ -260,6 +287,7 @@ export class BrowserSession {
   }
 
   private forgetTab(id: number): void {
+    this.crashedTabs.delete(id);
     if (!this.tabs.delete(id)) return;
     this.refs.clearTab(id);
     this.events.push({ kind: 'tab-closed', tabId: id });
@@ -268,21 +296,6 @@ export class BrowserSession {
 
   private tabIdOf(page: Page): number {
     return tabIds.get(page) ?? 0;
-  }
-
-  private async saveDownload(tabId: number, download: Download): Promise<void> {
-    const name = path.basename(download.suggestedFilename()) || 'download';
-    try {
-      const dir = path.join(this.workspace, 'downloads');
-      await mkdir(dir, { recursive: true });
-      const target = await freePath(dir, name);
-      await download.saveAs(target);
-      const { size } = await stat(target);
-      this.events.push({ kind: 'download', tabId, path: path.relative(this.workspace, target), bytes: size });
-    } catch (cause) {
-      const reason = cause instanceof Error ? (cause.message.split('\n')[0] ?? '') : String(cause);
-      this.events.push({ kind: 'download-failed', tabId, name, reason });
-    }
   }
 
   private onContextClosed(launched: LaunchedBrowser): void {
@@ -327,16 +340,3 @@ export class BrowserSession {
 }
 
 const tabIds = new WeakMap<Page, number>();
-
-/** `name`, or `name (2)`, … — never overwrite a file in the workspace. */
-async function freePath(dir: string, name: string): Promise<string> {
-  const { name: stem, ext } = path.parse(name);
-  for (let n = 1; ; n++) {
-    const candidate = path.join(dir, n === 1 ? name : `${stem} (${n})${ext}`);
-    const exists = await stat(candidate).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) return candidate;
-  }
-}

@@ -293,6 +293,19 @@ describe('browser tools (real Chromium on loopback)', () => {
     expect(text).toContain('heading "The other page"');
   });
 
+  it('reopens a tab whose page crashed on the next call and says so', async () => {
+    await call('browser_navigate', { url: server.url('/login') });
+    const page = await session.run(async () => (await session.activeTab()).page);
+    const cdp = await page.context().newCDPSession(page);
+    const crashed = new Promise((resolve) => page.once('crash', resolve));
+    // Page.crash never answers: the renderer is gone before it could.
+    void cdp.send('Page.crash').catch(() => undefined);
+    await crashed;
+    const { text } = await call('browser_snapshot', {});
+    expect(text).toMatch(/^Tab \d+ had crashed; reopened http:\/\/127\.0\.0\.1:\d+\/login as tab \d+\./);
+    expect(text).toContain('button "Sign in"');
+  });
+
   it('closes the browser after the idle timeout and reopens the page on the next call', async () => {
     await call('browser_navigate', { url: server.url('/other') });
     await clock.advance(IDLE_MS);
