@@ -58,4 +58,13 @@ describe('RefRegistry', () => {
     expect(refs.markShown(1, new Set([a, b]))).toEqual(new Set([b]));
     expect(refs.markShown(1, new Set([a, b]))).toEqual(new Set());
   });
+
+  it('adds a partial snapshot to what was seen instead of replacing it', () => {
+    const refs = new RefRegistry();
+    const a = refs.refFor(1, 'e1', 'heading', 'Outer');
+    const b = refs.refFor(1, 'f1e1', 'button', 'Inner');
+    refs.markShown(1, new Set([a, b]));
+    refs.markShown(1, new Set([b]), { partial: true });
+    expect(refs.newSinceShown(1, new Set([a, b]))).toEqual(new Set());
+  });
 });

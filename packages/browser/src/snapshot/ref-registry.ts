@@ -50,9 +50,11 @@ export class RefRegistry {
    * Record what the model was shown; returns the refs new since the tab's previous snapshot
    * (empty for the first snapshot of a document: everything is new, marking it all is noise).
    */
-  markShown(tabId: number, refs: ReadonlySet<string>): Set<string> {
+  markShown(tabId: number, refs: ReadonlySet<string>, options: { partial?: boolean } = {}): Set<string> {
     const newRefs = this.newSinceShown(tabId, refs);
-    this.shown.set(tabId, refs);
+    // A partial capture (one element or frame) saw only part of the page: add to what was seen.
+    const before = this.shown.get(tabId);
+    this.shown.set(tabId, options.partial && before ? new Set([...before, ...refs]) : refs);
     return newRefs;
   }
 

@@ -34,9 +34,8 @@ const SNAPSHOT_TIMEOUT_MS = 15_000;
 
 /**
  * Capture a tab's accessibility tree with Playwright's AI snapshot (JSON), give its elements our
- * refs, and print it. The capture is of the whole page unless a CSS selector narrows it: a
- * Playwright snapshot replaces the previous one of its frame, so refs outside a partial capture
- * would stop resolving.
+ * refs, and print it. The capture is of the whole page (a ref `root` is cut out of it afterwards)
+ * unless a CSS selector narrows it.
  */
 export async function takeSnapshot(
   tab: { id: number; page: Page },
@@ -53,7 +52,8 @@ export async function takeSnapshot(
     : await tab.page.ariaSnapshotJSON({ mode: 'ai', timeout: SNAPSHOT_TIMEOUT_MS });
   const refs = new Set<string>();
   const all = toAriaNodes(json, tab.id, registry, refs);
-  registry.keepOnly(tab.id, refs);
+  // Only a capture of the whole page tells which elements are gone.
+  if (!selectorScope) registry.keepOnly(tab.id, refs);
   let nodes = all;
   if (scope && !selectorScope) {
     const root = findByRef(all, scope);
@@ -63,7 +63,7 @@ export async function takeSnapshot(
     }
     nodes = [root];
   }
-  const newRefs = registry.markShown(tab.id, refs);
+  const newRefs = registry.markShown(tab.id, refs, { partial: selectorScope !== undefined });
   const lines = renderSnapshot(nodes, { ...request, newRefs });
   const header = `${JSON.stringify(await tab.page.title())} ${tab.page.url()} (tab ${tab.id})`;
   return { ...capLines(header, lines, request.maxChars), nodes, refs, newRefs };

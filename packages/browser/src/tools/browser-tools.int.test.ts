@@ -144,6 +144,22 @@ describe('browser tools (real Chromium on loopback)', () => {
     );
   });
 
+  it('narrows a snapshot to a root or a frame, by ref or CSS selector, and to a depth', async () => {
+    await call('browser_navigate', { url: server.url('/frame') });
+    const { text: whole } = await call('browser_snapshot', {});
+    const byFrameSelector = (await call('browser_snapshot', { frame: 'iframe' })).text;
+    expect(byFrameSelector).toContain(`button "Inner button" [${refOf(whole, /button "Inner button"/)}]`);
+    expect(byFrameSelector).not.toContain('heading "Outer"');
+    const byRoot = (await call('browser_snapshot', { root: refOf(whole, /heading "Outer"/) })).text;
+    expect(byRoot.split('\n').slice(1)).toEqual([
+      `- heading "Outer" [level=1] [${refOf(whole, /heading "Outer"/)}]`,
+    ]);
+    const bySelector = (await call('browser_snapshot', { root: 'h1' })).text;
+    expect(bySelector).toContain('heading "Outer"');
+    const shallow = (await call('browser_snapshot', { max_depth: 1 })).text;
+    expect(shallow).toMatch(/- iframe \[e\d+\]\n {2}- … \d+ elements deeper than max_depth 1/);
+  });
+
   it('follows a link that opens a new tab and makes that tab active', async () => {
     await call('browser_navigate', { url: server.url('/tabs') });
     const { text: snapshot } = await call('browser_snapshot', {});
