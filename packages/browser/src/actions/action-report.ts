@@ -49,7 +49,8 @@ export async function settle(page: Page): Promise<void> {
     .catch(() => undefined);
 }
 
-function describeEvent(event: SessionEvent): string[] {
+/** The lines an event adds to a result. */
+export function describeEvent(event: SessionEvent): string[] {
   switch (event.kind) {
     case 'dialog':
       return [`dialog (${event.type}) ${JSON.stringify(event.message)}: ${event.answer}`];

@@ -183,6 +183,10 @@ describe('browser tools (real Chromium on loopback)', () => {
     const { text } = await call('browser_download', { ref: refOf(snapshot, /link "Get report"/) });
     expect(text).toMatch(/downloaded downloads\/report\.csv \(8 bytes/);
     expect(await readFile(path.join(workspace, 'downloads', 'report.csv'), 'utf8')).toBe('a,b\n1,2\n');
+    const direct = await call('browser_navigate', { url: server.url('/report.csv') });
+    expect(direct.text).toMatch(
+      /report\.csv is a file, not a page\ndownloaded downloads\/report \(2\)\.csv \(8 bytes/,
+    );
     const outside = await call('browser_upload', {
       ref: refOf(snapshot, /Attachment/),
       paths: ['../etc/passwd'],

@@ -1,8 +1,10 @@
 import { type AgentTool, OpenLegionError } from '@openlegion/protocol';
 import type { Page, Response } from 'playwright-core';
 import { z } from 'zod';
+import { describeEvent } from '../actions/action-report.js';
 import { egressRefused, navigationError } from '../session/browser-errors.js';
 import type { BrowserSession } from '../session/browser-session.js';
+import type { SessionEvent } from '../session/session-events.js';
 import { browserTool } from './browser-tool.js';
 
 const SNAPSHOT_HINT = 'Next: browser_snapshot to see the page and get refs.';
@@ -21,8 +23,23 @@ export function navigationTools(session: BrowserSession): AgentTool[] {
     run: async ({ url }) => {
       const target = /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`;
       const tab = await session.activeTab();
-      const response = await goto(tab.page, target, session.navigationTimeoutMs, proxied);
-      return `${await pageLine(tab.page, response)}\n${SNAPSHOT_HINT}`;
+      const mark = session.events.mark();
+      try {
+        const response = await goto(tab.page, target, session.navigationTimeoutMs, proxied);
+        return `${await pageLine(tab.page, response)}\n${SNAPSHOT_HINT}`;
+      } catch (error) {
+        // A URL that serves a file "fails" to load as a page: report the download instead.
+        if (!(error instanceof Error && error.message.includes('Download is starting'))) throw error;
+        const isDownload = (event: SessionEvent) => event.kind.startsWith('download');
+        if (!(await session.events.since(mark, 0)).some(isDownload)) {
+          await tab.page
+            .waitForEvent('download', { timeout: session.actionTimeoutMs })
+            .catch(() => undefined);
+        }
+        const downloads = (await session.events.since(mark)).filter(isDownload);
+        if (!downloads.length) throw error;
+        return [`${target} is a file, not a page`, ...downloads.flatMap(describeEvent)].join('\n');
+      }
     },
   });
   const history = browserTool(session, {
