@@ -31,6 +31,9 @@ export function browserTool<Input>(session: BrowserSession, spec: BrowserToolSpe
     run: async (input, context) => {
       const attempt = () =>
         session.run(async () => {
+          // A call cancelled while it waited for the one before it does not start.
+          if (context.signal.aborted)
+            throw new OpenLegionError('BROWSER_ACTION_FAILED', `${spec.name} was cancelled`);
           session.workspace = context.workspace;
           return spec.run(input, context);
         });
