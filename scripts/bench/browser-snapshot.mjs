@@ -14,7 +14,7 @@ import { median, writeResults } from './bench-results.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEFAULT_PAGES = path.resolve(ROOT, '../shared/data/web-pages');
 const CHROMIUM = '/usr/bin/chromium';
-const REPEATS = 3;
+const REPEATS = 5;
 const TARGETS = { median_size_ratio: 0.5, median_latency_ratio: 1.2, interactive_missing: 0 };
 /** Roles a model acts on (the browser package's INTERACTIVE_ROLES), for counting MCP's refs. */
 const INTERACTIVE =
