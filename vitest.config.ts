@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-const packages = ['protocol', 'testkit', 'memory', 'host', 'agent', 'channels', 'cli'];
+const packages = ['protocol', 'testkit', 'memory', 'browser', 'host', 'agent', 'channels', 'cli'];
 const source = (file: string) => fileURLToPath(new URL(`./packages/${file}`, import.meta.url));
 // Tests run from source: each workspace package (and subpath export) resolves to its src/.
 const alias = [

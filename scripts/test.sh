@@ -9,6 +9,11 @@ if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-g
   printf '\n==> installing tmux (the REPL terminal tests)\n' >&2
   apt-get install -y -qq tmux >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq tmux >/dev/null; }
 fi
+# The browser tests drive the system Chromium (Playwright never downloads one).
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  printf '\n==> installing chromium (the browser tests)\n' >&2
+  apt-get install -y -qq chromium >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; }
+fi
 printf '\n==> lint and typecheck (tests included)\n' >&2
 pnpm -s lint
 pnpm -s typecheck

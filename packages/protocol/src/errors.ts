@@ -175,6 +175,51 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'the memory database or its sqlite-vec extension could not be opened',
   },
+  BROWSER_STALE_REF: {
+    retryable: false,
+    status: 409,
+    summary: 'a ref from an older snapshot (the page navigated or the element is gone); take a new snapshot',
+  },
+  BROWSER_REF_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'a ref no snapshot of this session gave out, or a CSS selector that matches nothing',
+  },
+  BROWSER_EGRESS_REFUSED: {
+    retryable: false,
+    status: 403,
+    summary: "the egress proxy refused the URL (not on the agent's egress allowlist, or a private address)",
+  },
+  BROWSER_NAVIGATION_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the page could not be loaded (DNS, connection, TLS or HTTP failure); the message names the URL',
+  },
+  BROWSER_TIMEOUT: {
+    retryable: true,
+    status: 504,
+    summary: 'a page load or an action did not finish in time; the message names the URL or element',
+  },
+  BROWSER_ACTION_FAILED: {
+    retryable: false,
+    status: 422,
+    summary: 'an action on an element failed (not visible, not editable, wrong element kind)',
+  },
+  BROWSER_LAUNCH_FAILED: {
+    retryable: true,
+    status: 503,
+    summary: 'Chromium could not be started, or the CDP endpoint could not be reached',
+  },
+  BROWSER_TAB_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no open tab with that number',
+  },
+  BROWSER_PATH_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'an upload, download or screenshot path is outside the workspace or does not exist',
+  },
   CHAN_TOKEN_REJECTED: {
     retryable: false,
     status: 502,
