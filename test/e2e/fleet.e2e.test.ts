@@ -21,6 +21,10 @@ import { waitUntil } from './support/wait-until.js';
 const PROVIDER_KEY = 'sk-e2e-provider-key-4f1d2c9a';
 const REPLY = 'Hello from the scripted provider, streamed word by word to the terminal.';
 
+/** The throwaway "outside site": a container of ours on its own network, the one CIDR alpha may reach. */
+const SITE_SUBNET = '10.213.77.0/24';
+const SITE_ADDRESS = '10.213.77.10';
+
 const SLOW_REPLY = 'one two three four five six seven eight';
 const script = {
   rules: [
@@ -42,6 +46,18 @@ const script = {
         ],
       },
     },
+    // The browser: open the site, snapshot it, answer from the snapshot.
+    { match: { tool_result: 'link "Next day"' }, reply: { text: 'The tide site links to the next day.' } },
+    {
+      match: { tool_result: 'at "Tide table"' },
+      reply: { tool_calls: [{ name: 'browser_snapshot', arguments: {} }] },
+    },
+    {
+      match: { last_message: 'browse the tide site' },
+      reply: {
+        tool_calls: [{ name: 'browser_navigate', arguments: { url: `http://${SITE_ADDRESS}:8080/` } }],
+      },
+    },
     // A task steered mid-way: the steer arrives after the tool round, as the turn's newest message.
     { match: { last_message: 'prefer the short form' }, reply: { text: 'Short form, as steered.' } },
     { match: { tool_result: 'chore finished' }, reply: { text: 'Chore done the long way.' } },
@@ -54,9 +70,39 @@ const script = {
   ],
 };
 
-/** The throwaway "outside site": a container of ours on its own network, the one CIDR alpha may reach. */
-const SITE_SUBNET = '10.213.77.0/24';
-const SITE_ADDRESS = '10.213.77.10';
+/**
+ * The throwaway "outside site": a web server container of ours (the agent image's node) on its own
+ * network at SITE_ADDRESS:8080, answering with `handler` (`(request, response) => …` source).
+ * Resolves once it answers; gives back a function that removes it and its network.
+ */
+async function startSite(meshName: string, handler: string): Promise<() => Promise<void>> {
+  const site = `ol-e2e-site-${meshName}`;
+  const stop = async () => {
+    await docker('rm', '-f', site).catch(() => '');
+    await docker('network', 'rm', site).catch(() => '');
+  };
+  await stop();
+  await docker('network', 'create', '--subnet', SITE_SUBNET, site);
+  const server = `require('http').createServer(${handler}).listen(8080, () => console.log('listening'))`;
+  await docker(
+    'run',
+    '-d',
+    '--name',
+    site,
+    '--network',
+    site,
+    '--ip',
+    SITE_ADDRESS,
+    '--user',
+    '1000',
+    'openlegion-agent:latest',
+    'node',
+    '-e',
+    server,
+  );
+  await waitUntil(async () => (await docker('logs', site)).includes('listening'), 'the site to listen');
+  return stop;
+}
 
 /** Retry `attempt` until it answers (a container's server takes a moment to listen). */
 async function waitForAnswer(attempt: () => Promise<string>): Promise<string> {
@@ -113,7 +159,10 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       prefix: `e2e-${runtime.slice(0, 4)}`,
       providerUrl: llm.url,
       runtime,
-      agentFields: { alpha: `permissions: { egress: ["${SITE_SUBNET}", localhost] }` },
+      agentFields: {
+        // Room for Chromium in the browser test: a page alone takes a few hundred MiB and many threads.
+        alpha: `permissions: { egress: ["${SITE_SUBNET}", localhost] }, resources: { memory: 1g, pids: 512 }`,
+      },
     });
     const start = await cli('start', '--detach');
     expect(start.code, start.stdout + start.stderr).toBe(0);
@@ -384,7 +433,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
         expect(info.HostConfig.CapDrop).toEqual(['ALL']);
         expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges');
         expect(info.HostConfig.Init).toBe(true);
-        expect(info.HostConfig.Memory).toBe(256 * 1024 * 1024);
+        expect(info.HostConfig.Memory).toBe((agent === 'alpha' ? 1024 : 256) * 1024 * 1024);
         expect(Object.keys(info.NetworkSettings.Networks)).toEqual([`openlegion-${mesh.name}`]);
         const env = info.Config.Env.join('\n');
         expect(env).not.toContain(PROVIDER_KEY);
@@ -425,25 +474,8 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
          require('http').get({ host: proxy.hostname, port: proxy.port, path: '${url}', headers: { 'proxy-authorization': 'Basic ' + auth } }, (res) => {
            let body = ''; res.on('data', (c) => (body += c)); res.on('end', () => console.log(res.statusCode + ' ' + body.trim()));
          }).on('error', (e) => console.log('error ' + e.message));`;
-      const site = `ol-e2e-site-${mesh.name}`;
-      await docker('network', 'create', '--subnet', SITE_SUBNET, site);
+      const stopSite = await startSite(mesh.name, "(q, r) => r.end('site says hi')");
       try {
-        await docker(
-          'run',
-          '-d',
-          '--name',
-          site,
-          '--network',
-          site,
-          '--ip',
-          SITE_ADDRESS,
-          '--user',
-          '1000',
-          'openlegion-agent:latest',
-          'node',
-          '-e',
-          "require('http').createServer((q, r) => r.end('site says hi')).listen(8080)",
-        );
         const allowed = await waitForAnswer(() =>
           docker('exec', container, 'node', '-e', viaProxy(`http://${SITE_ADDRESS}:8080/`)),
         );
@@ -455,8 +487,30 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
           (await docker('exec', container, 'node', '-e', viaProxy('http://localhost:8420/'))).trim(),
         ).toBe('403 egress refused: localhost resolves to 127.0.0.1, a loopback address');
       } finally {
-        await docker('rm', '-f', site).catch(() => '');
-        await docker('network', 'rm', site).catch(() => '');
+        await stopSite();
+      }
+    });
+
+    it("browses a page with the agent's browser, through the egress proxy, by snapshot and refs", async () => {
+      const page =
+        '<title>Tide table</title><h1>Tides</h1><p>Low water 12:40</p><a href="/next">Next day</a>';
+      const stopSite = await startSite(
+        mesh.name,
+        `(q, r) => { r.setHeader('content-type', 'text/html'); r.end(${JSON.stringify(page)}); }`,
+      );
+      try {
+        llm.reset();
+        const sent = await cli('send', 'alpha', 'browse the tide site');
+        expect(sent.code, sent.stderr).toBe(0);
+        expect(sent.stdout).toContain(`⚙ browser_navigate(url: http://${SITE_ADDRESS}:8080/)`);
+        expect(sent.stdout).toContain('⚙ browser_snapshot()');
+        expect(sent.stdout.trimEnd().endsWith('The tide site links to the next day.'), sent.stdout).toBe(
+          true,
+        );
+        const snapshot = JSON.stringify(llm.requests.at(-1)?.body);
+        expect(snapshot).toMatch(/link \\"Next day\\" \[e\d+\]/);
+      } finally {
+        await stopSite();
       }
     });
 

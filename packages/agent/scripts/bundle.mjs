@@ -35,8 +35,10 @@ await build({
   target: 'node20',
   minify: true,
   sourcemap: 'linked',
-  // sqlite-vec finds its loadable extension next to its own package files, so it must stay a package too.
-  external: ['better-sqlite3', 'sqlite-vec'],
+  // sqlite-vec finds its loadable extension next to its own package files, so it must stay a package too;
+  // playwright-core reads its own files at run time (and is loaded only at the first browser call).
+  // Each external is a direct dependency of the agent, so the deployment puts it in /app/node_modules.
+  external: ['better-sqlite3', 'sqlite-vec', 'playwright-core'],
   // CommonJS dependencies (fastify, pino) call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -119,7 +119,7 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
     ]);
   });
 
-  it('offers the model every tool of its default profile (full)', async () => {
+  it('offers the model every tool of its default profile (full), the browser included', async () => {
     await chat('hi');
     const body = llm.requests.find((r) => r.path === '/v1/chat/completions')?.body as
       | { tools?: { function: { name: string } }[] }
@@ -142,6 +142,9 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
       'message_agent',
       'memory_search',
       'memory_save',
+      'browser_navigate',
+      'browser_snapshot',
+      'browser_click',
     ])
       expect(names).toContain(name);
     expect(new Set(names).size).toBe(names.length);

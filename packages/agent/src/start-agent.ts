@@ -11,7 +11,7 @@ import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
 import { createAgentLoop } from './loop/agent-loop.js';
-import { createAgentTools } from './tool-registry/agent-tools.js';
+import { type AgentTools, createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 
@@ -53,11 +53,11 @@ export async function startAgent(options: {
     }));
   let readyAgent: ReadyAgent | undefined;
   const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory, workspace });
-  const agentTools = createAgentTools({ memory, mesh: { meshUrl: env.MESH_URL, token: env.MESH_TOKEN } });
+  let agentTools: AgentTools | undefined;
   let context: ClosableContextManager | undefined;
   const close = async () => {
     await app.close();
-    await agentTools.close();
+    await agentTools?.close();
     context?.close();
     store.close();
     memoryEngine?.close();
@@ -71,6 +71,12 @@ export async function startAgent(options: {
     const self = await host.getSelf();
     let llmClient: Promise<OpenAI> | undefined;
     const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
+    agentTools = createAgentTools({
+      memory,
+      mesh: { meshUrl: env.MESH_URL, token: env.MESH_TOKEN },
+      browser: self.browser,
+      dataDir: env.AGENT_DATA_DIR,
+    });
     const { tools, unknown } = selectTools(self.tools, agentTools.tools);
     context = createContextManager({
       llm,

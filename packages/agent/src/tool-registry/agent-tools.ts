@@ -1,6 +1,8 @@
+import { join } from 'node:path';
+import { browserConfigFromSelf, createBrowserSession, createBrowserTools } from '@openlegion/browser';
 import type { MemoryEngine } from '@openlegion/memory';
 import { createMemoryTools } from '@openlegion/memory';
-import type { AgentTool } from '@openlegion/protocol';
+import type { AgentSelf, AgentTool } from '@openlegion/protocol';
 import { createCoreTools, createMeshTools } from '../tools/index.js';
 
 export interface AgentToolsDeps {
@@ -8,6 +10,9 @@ export interface AgentToolsDeps {
   memory: () => MemoryEngine;
   /** The host (`MESH_URL`) and this agent's token, for the mesh tools and `http_request`. */
   mesh: { meshUrl: string; token: string };
+  /** The agent's browser settings (`/mesh/self`); its profile lives in `<dataDir>/browser`. */
+  browser: AgentSelf['browser'];
+  dataDir: string;
 }
 
 /** The agent's tools and what must be released when it stops. */
@@ -25,8 +30,20 @@ export interface AgentTools {
 export function createAgentTools(deps: AgentToolsDeps): AgentTools {
   const core = createCoreTools({ mesh: deps.mesh });
   const { memorySearch, memorySave } = createMemoryTools({ memory: deps.memory, hierarchical: true });
+  // Launches nothing until the first browser tool call: an idle agent runs no Chromium.
+  const browser = createBrowserSession(
+    browserConfigFromSelf(deps.browser, { profileDir: join(deps.dataDir, 'browser') }),
+  );
   return {
-    tools: [...core.tools, ...createMeshTools({ mesh: deps.mesh }), memorySearch, memorySave] as AgentTool[],
-    close: () => core.close(),
+    tools: [
+      ...core.tools,
+      ...createMeshTools({ mesh: deps.mesh }),
+      memorySearch,
+      memorySave,
+      ...createBrowserTools({ session: browser, evaluate: deps.browser.evaluate }),
+    ] as AgentTool[],
+    close: async () => {
+      await Promise.all([core.close(), browser.close()]);
+    },
   };
 }

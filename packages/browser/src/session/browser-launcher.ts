@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { type BrowserTier, OpenLegionError } from '@openlegion/protocol';
-import { type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { chromiumArgs, type ProxySettings, SYSTEM_CHROMIUM, stealthUserAgent } from './launch-options.js';
 
 /** A running browser: its one context, and how to let it go. */
@@ -45,7 +45,16 @@ export function createPlaywrightLauncher(options: PlaywrightLauncherOptions): Br
   };
 }
 
+/**
+ * Playwright, loaded at the first launch: importing it costs about half a second of CPU, which an
+ * agent that never browses (and a fleet starting at once) should not pay at boot.
+ */
+async function loadChromium() {
+  return (await import('playwright-core')).chromium;
+}
+
 async function launchLocal(options: PlaywrightLauncherOptions): Promise<LaunchedBrowser> {
+  const chromium = await loadChromium();
   const executablePath = options.executablePath ?? SYSTEM_CHROMIUM;
   await mkdir(options.profileDir, { recursive: true });
   const contextOptions: BrowserContextOptions = {
@@ -73,6 +82,7 @@ async function connectOverCdp(options: PlaywrightLauncherOptions): Promise<Launc
   if (!options.cdpUrl) {
     throw new OpenLegionError('CONFIG_INVALID', 'browser tier cdp needs browser.cdp_url');
   }
+  const chromium = await loadChromium();
   const browser = await chromium.connectOverCDP(options.cdpUrl, { timeout: LAUNCH_TIMEOUT_MS });
   const context = browser.contexts()[0] ?? (await browser.newContext({ acceptDownloads: true }));
   return { context, close: () => browser.close() };
