@@ -1,10 +1,11 @@
 import { dot } from '../embed/embedder.js';
 import { searchText } from '../store/fts-index.js';
 import type { MemoryContext } from '../store/memory-context.js';
-import { contentTerms, ftsQuery } from '../text/tokens.js';
+import { contentTerms, ftsMatch } from '../text/tokens.js';
 import type { Candidate } from './candidate.js';
 import { fuseScores, normalizeBm25 } from './fusion.js';
 import type { RetrievalConfig } from './retrieval-config.js';
+import { selectiveTerms } from './selective-terms.js';
 
 /** Where to look and how many to take from each side. */
 export interface CandidateQuery {
@@ -24,7 +25,7 @@ export function collectCandidates(
   query: CandidateQuery,
   config: RetrievalConfig,
 ): Candidate[] {
-  const match = ftsQuery(query.text);
+  const match = ftsMatch(selectiveTerms(context.db, [...new Set(contentTerms(query.text))], config));
   const textHits = searchText(
     context.db,
     match,
@@ -37,14 +38,13 @@ export function collectCandidates(
     ? context.vectors.knn(query.vector, query.pool, query.scopes, query.categories)
     : [];
   const ids = [...new Set([...vectorHits.map((hit) => hit.id), ...textHits.map((hit) => hit.id)])];
-  const items = context.items.getMany(ids);
-  const stored = query.vector ? context.vectors.vectors(ids) : new Map<number, Float32Array>();
+  const rows = context.items.getManyWithVectors(ids);
   const rawBm25 = new Map(textHits.map((hit) => [hit.id, hit.bm25]));
   const best = textHits.reduce((max, hit) => Math.max(max, hit.bm25), 0);
   const queryTerms = new Set(config.bm25Normalization === 'coverage' ? contentTerms(query.text) : []);
   const textRan = match !== '';
-  return items.map((item) => {
-    const vector = stored.get(item.id);
+  return rows.map(({ item, vector: stored }) => {
+    const vector = query.vector ? stored : undefined;
     const vectorScore = query.vector && vector ? Math.max(0, Math.min(1, dot(query.vector, vector))) : null;
     const raw = rawBm25.get(item.id);
     const bm25Score =

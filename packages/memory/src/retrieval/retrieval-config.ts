@@ -16,6 +16,12 @@ export interface RetrievalConfig {
   bm25Normalization: 'relative' | 'coverage';
   /** BM25 weight of each indexed column: abstract, overview, content. */
   bm25ColumnWeights: readonly [number, number, number];
+  /**
+   * Query terms found in more than max(bm25CommonTermMinItems, bm25CommonTermShare · items) items are
+   * left out of the full-text match: they weigh little in BM25 and cost the most to match. 1 keeps all.
+   */
+  bm25CommonTermShare: number;
+  bm25CommonTermMinItems: number;
   /** Fused scores are clamped into [fusedMin, 1]. */
   fusedMin: number;
   /** Candidates taken from each of vector and BM25: max(candidatePoolMin, candidatePoolFactor · limit). */
@@ -57,6 +63,8 @@ export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze
   exactMatchFactor: 0.92,
   bm25Normalization: 'relative',
   bm25ColumnWeights: [1, 1, 1] as const,
+  bm25CommonTermShare: 0.1,
+  bm25CommonTermMinItems: 1_000,
   fusedMin: 0.1,
   candidatePoolMin: 20,
   candidatePoolFactor: 2,
