@@ -47,7 +47,10 @@ export async function main(args) {
     item_text: options.itemText,
     pipeline: 'min score and hard minimum off, no access recording, limit 20; no LLM',
   };
-  const modes = Object.entries(MODES).filter(([, spec]) => spec.embedder !== 'glove' || embedders.glove);
+  const modes = Object.entries(MODES).filter(
+    ([mode, spec]) =>
+      (spec.embedder !== 'glove' || embedders.glove) && (!options.modes || options.modes.includes(mode)),
+  );
   for (const [mode, spec] of modes) {
     const started = performance.now();
     const result = await runMode(memory, samples, spec.embedder && embedders[spec.embedder], spec, options);
@@ -90,9 +93,7 @@ async function runMode(memory, samples, embedder, spec, options) {
     const scope = `custom:${String(sample.sample_id).replace(/[^A-Za-z0-9._-]/g, '_')}`;
     const engine = memory.MemoryEngine.open({ file: ':memory:', embedder, defaultScopes: [scope] });
     const turns = turnsOf(sample);
-    const facts = turns.map((turn, index) =>
-      itemFor(turn, turns[index - 1], turns[index + 1], options.itemText),
-    );
+    const facts = turns.map((turn, index) => itemFor(turns, index, options));
     await engine.save(facts, { dedup: false });
     for (const qa of scoredQuestions(sample)) {
       const result = await engine[spec.search]({
@@ -120,17 +121,20 @@ async function runMode(memory, samples, embedder, spec, options) {
  * One turn as a memory item. The text is the turn (with its photo caption); the overview carries the
  * speaker and the session date, and with `context` also the turn before it.
  */
-function itemFor(turn, previous, next, itemText) {
+function itemFor(turns, index, options) {
+  const turn = turns[index];
   const said = turn.caption ? `${turn.text} [shares a photo of ${turn.caption}]` : turn.text;
-  const content = said;
   const overviewParts = [`${turn.speaker}, ${turn.date}`];
-  if (itemText === 'context' && previous?.session === turn.session)
-    overviewParts.push(`after ${previous.speaker}: ${previous.text}`);
-  if (itemText === 'context' && next?.session === turn.session)
-    overviewParts.push(`before ${next.speaker}: ${next.text}`);
+  if (options.itemText === 'context') {
+    for (let offset = -options.window; offset <= options.window; offset++) {
+      const other = turns[index + offset];
+      if (offset === 0 || other?.session !== turn.session) continue;
+      overviewParts.push(`${offset < 0 ? 'after' : 'before'} ${other.speaker}: ${other.text}`);
+    }
+  }
   return {
-    content,
-    abstract: said.slice(0, 200),
+    content: said,
+    abstract: `${turn.speaker}: ${said}`.slice(0, 200),
     overview: overviewParts.join('\n'),
     source: 'import',
     sourceRef: turn.diaId,
@@ -157,6 +161,7 @@ function parseArgs(args) {
     config: {},
     embedder: {},
     write: true,
+    window: 1,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -165,10 +170,12 @@ function parseArgs(args) {
     else if (arg === '--no-context') options.itemText = 'plain';
     else if (arg === '--no-write') options.write = false;
     else if (arg === '--config') options.config = JSON.parse(args[++i]);
+    else if (arg === '--window') options.window = Number(args[++i]);
+    else if (arg === '--modes') options.modes = args[++i].split(',');
     else if (arg === '--embedder') options.embedder = JSON.parse(args[++i]);
     else
       throw new Error(
-        `unknown argument ${arg}; use --data FILE, --no-glove, --no-context, --config JSON, --embedder JSON, --no-write`,
+        `unknown argument ${arg}; use --data FILE, --no-glove, --no-context, --config JSON, --embedder JSON, --modes A,B, --no-write`,
       );
   }
   return options;
