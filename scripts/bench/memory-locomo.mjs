@@ -126,7 +126,7 @@ function itemFor(turns, index, options) {
   const said = turn.caption ? `${turn.text} [shares a photo of ${turn.caption}]` : turn.text;
   const overviewParts = [`${turn.speaker}, ${turn.date}`];
   if (options.itemText === 'context') {
-    for (let offset = -options.window; offset <= options.window; offset++) {
+    for (let offset = -options.before; offset <= options.after; offset++) {
       const other = turns[index + offset];
       if (offset === 0 || other?.session !== turn.session) continue;
       overviewParts.push(`${offset < 0 ? 'after' : 'before'} ${other.speaker}: ${other.text}`);
@@ -161,7 +161,8 @@ function parseArgs(args) {
     config: {},
     embedder: {},
     write: true,
-    window: 1,
+    before: 1,
+    after: 1,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -170,7 +171,7 @@ function parseArgs(args) {
     else if (arg === '--no-context') options.itemText = 'plain';
     else if (arg === '--no-write') options.write = false;
     else if (arg === '--config') options.config = JSON.parse(args[++i]);
-    else if (arg === '--window') options.window = Number(args[++i]);
+    else if (arg === '--window') [options.before, options.after] = args[++i].split(',').map(Number);
     else if (arg === '--modes') options.modes = args[++i].split(',');
     else if (arg === '--embedder') options.embedder = JSON.parse(args[++i]);
     else

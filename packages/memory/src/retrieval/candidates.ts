@@ -3,9 +3,9 @@ import { searchText } from '../store/fts-index.js';
 import type { MemoryContext } from '../store/memory-context.js';
 import { contentTerms, ftsMatch } from '../text/tokens.js';
 import type { Candidate } from './candidate.js';
+import { withFeedback } from './feedback.js';
 import { fuseScores, normalizeBm25 } from './fusion.js';
 import type { RetrievalConfig } from './retrieval-config.js';
-import { withFeedback } from './feedback.js';
 import { selectiveTerms } from './selective-terms.js';
 
 /** Where to look and how many to take from each side. */

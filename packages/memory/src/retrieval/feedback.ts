@@ -4,11 +4,20 @@ import { documentFrequencies, indexedCount } from '../store/term-stats.js';
 import { contentTerms, ftsMatch } from '../text/tokens.js';
 import type { CandidateQuery } from './candidates.js';
 import type { RetrievalConfig } from './retrieval-config.js';
+import { commonTermCutoff } from './selective-terms.js';
 
 export type FeedbackConfig = Pick<
   RetrievalConfig,
-  'feedbackDocs' | 'feedbackTerms' | 'feedbackWeight' | 'bm25ColumnWeights'
+  | 'feedbackDocs'
+  | 'feedbackTerms'
+  | 'feedbackWeight'
+  | 'bm25ColumnWeights'
+  | 'bm25CommonTermShare'
+  | 'bm25CommonTermMinItems'
 >;
+
+/** Terms looked up per expansion term wanted: the best by in-hit weight, before idf reorders them. */
+const SHORTLIST_FACTOR = 3;
 
 /**
  * Pseudo-relevance feedback (RM3-like): the best `feedbackDocs` BM25 hits are taken as relevant,
@@ -67,12 +76,20 @@ function feedbackTerms(
     }
   });
   const total = indexedCount(context.db);
-  const frequencies = documentFrequencies(context.db, [...weights.keys()]);
-  return [...weights]
+  const cutoff = commonTermCutoff(total, config);
+  const shortlist = [...weights]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, config.feedbackTerms * SHORTLIST_FACTOR);
+  const frequencies = documentFrequencies(
+    context.db,
+    shortlist.map(([term]) => term),
+  );
+  return shortlist
     .map(([term, weight]) => {
       const df = frequencies.get(term) ?? 0;
-      // A term in one item only points back at the hit it came from; it adds nothing.
-      const idf = df > 1 ? Math.log((total - df + 0.5) / (df + 0.5)) : 0;
+      // A term in one item only points back at the hit it came from, and a common one costs more
+      // to match than it adds: neither expands the query.
+      const idf = df > 1 && df <= cutoff ? Math.log((total - df + 0.5) / (df + 0.5)) : 0;
       return { term, score: weight * idf };
     })
     .filter((entry) => entry.score > 0)

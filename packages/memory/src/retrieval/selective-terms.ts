@@ -16,11 +16,21 @@ export function selectiveTerms(
 ): string[] {
   if (terms.length <= 1 || config.bm25CommonTermShare >= 1) return [...terms];
   const items = indexedCount(db);
-  const cutoff = Math.max(config.bm25CommonTermMinItems, config.bm25CommonTermShare * items);
+  const cutoff = commonTermCutoff(items, config);
   if (items <= cutoff) return [...terms];
   const frequencies = documentFrequencies(db, terms);
   const kept = terms.filter((term) => (frequencies.get(term) ?? 0) <= cutoff);
   if (kept.length > 0) return kept;
   const rarest = [...terms].sort((a, b) => (frequencies.get(a) ?? 0) - (frequencies.get(b) ?? 0))[0];
   return rarest === undefined ? [] : [rarest];
+}
+
+/** Document frequency above which a term counts as common (see {@link selectiveTerms}). */
+export function commonTermCutoff(
+  items: number,
+  config: Pick<RetrievalConfig, 'bm25CommonTermShare' | 'bm25CommonTermMinItems'>,
+): number {
+  return config.bm25CommonTermShare >= 1
+    ? Number.POSITIVE_INFINITY
+    : Math.max(config.bm25CommonTermMinItems, config.bm25CommonTermShare * items);
 }

@@ -2,10 +2,14 @@ import type { Database } from '@openlegion/infra/sqlite';
 import { prepared } from './statement-cache.js';
 
 const vocabularies = new WeakSet<Database>();
+/** Most cached frequencies per connection before the cache starts over. */
+const MAX_CACHED_TERMS = 20_000;
+const cachedFrequencies = new WeakMap<Database, { structure: Buffer; byTerm: Map<string, number> }>();
 
 /**
  * In how many indexed items each term occurs (terms as FTS5 stores them: porter stems), read from an
- * `fts5vocab` view of `memory_fts` created in the connection's temp schema on first use.
+ * `fts5vocab` view of `memory_fts` created in the connection's temp schema on first use, and cached
+ * until the index changes.
  */
 export function documentFrequencies(db: Database, terms: readonly string[]): Map<string, number> {
   if (!vocabularies.has(db)) {
@@ -14,11 +18,22 @@ export function documentFrequencies(db: Database, terms: readonly string[]): Map
     );
     vocabularies.add(db);
   }
+  const cache = frequencyCache(db);
   const lookup = prepared<[string], { doc: number }>(
     db,
     'SELECT doc FROM temp.memory_fts_vocab WHERE term = ?',
   );
-  return new Map(terms.map((term) => [term, lookup.get(term)?.doc ?? 0]));
+  return new Map(
+    terms.map((term) => {
+      let frequency = cache.get(term);
+      if (frequency === undefined) {
+        frequency = lookup.get(term)?.doc ?? 0;
+        if (cache.size >= MAX_CACHED_TERMS) cache.clear();
+        cache.set(term, frequency);
+      }
+      return [term, frequency];
+    }),
+  );
 }
 
 /**
@@ -36,4 +51,21 @@ export function indexedCount(db: Database): number {
     if ((byte & 0x80) === 0) return value;
   }
   return 0;
+}
+
+/**
+ * The connection's cache of document frequencies, emptied whenever the full-text index changed:
+ * counting a term's items walks its whole posting list, while the check reads one small record.
+ * FTS5 rewrites its structure record (row 10 of `memory_fts_data`) on every change to the index,
+ * by this connection or another, and on nothing else (access statistics do not touch it).
+ */
+function frequencyCache(db: Database): Map<string, number> {
+  const structure =
+    prepared<[], { block: Buffer }>(db, 'SELECT block FROM memory_fts_data WHERE id = 10').get()?.block ??
+    Buffer.alloc(0);
+  const cached = cachedFrequencies.get(db);
+  if (cached?.structure.equals(structure)) return cached.byTerm;
+  const fresh = { structure, byTerm: new Map<string, number>() };
+  cachedFrequencies.set(db, fresh);
+  return fresh.byTerm;
 }
