@@ -2,7 +2,7 @@
 // the ingest rate with the local embedder, in one run on a temporary database file.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, writeResults } from './bench-results.mjs';
@@ -32,6 +32,8 @@ export async function main() {
     embedder: engine.modes.embedder,
     queries_per_size: QUERIES,
     search: 'hybrid flat, limit 10',
+    // The machine is shared: its load when the run starts and ends says how far to trust the latencies.
+    load_average_1m_start: round(loadavg()[0]),
   };
   const ingestMs = [];
   let stored = 0;
@@ -72,6 +74,7 @@ export async function main() {
       (BATCH * ingestMs.length) / (ingestMs.reduce((a, b) => a + b, 0) / 1000),
     );
     metrics.ingest = 'save() batches of 1000 with the local embedder, dedup off (bulk load)';
+    metrics.load_average_1m_end = round(loadavg()[0]);
     console.log(`ingest: ${metrics.ingest_items_per_s} items/s`);
   } finally {
     engine.close();

@@ -84,16 +84,24 @@ function feedbackTerms(
     context.db,
     shortlist.map(([term]) => term),
   );
-  return shortlist
+  const ranked = shortlist
     .map(([term, weight]) => {
       const df = frequencies.get(term) ?? 0;
       // A term in one item only points back at the hit it came from, and a common one costs more
       // to match than it adds: neither expands the query.
       const idf = df > 1 && df <= cutoff ? Math.log((total - df + 0.5) / (df + 0.5)) : 0;
-      return { term, score: weight * idf };
+      return { term, df, score: weight * idf };
     })
     .filter((entry) => entry.score > 0)
-    .sort((a, b) => b.score - a.score || (a.term < b.term ? -1 : 1))
-    .slice(0, config.feedbackTerms)
-    .map((entry) => entry.term);
+    .sort((a, b) => b.score - a.score || (a.term < b.term ? -1 : 1));
+  // The second query's cost is the items its terms are in: keep their sum within twice the cutoff.
+  const chosen: string[] = [];
+  let postings = 0;
+  for (const entry of ranked) {
+    if (chosen.length >= config.feedbackTerms) break;
+    if (postings + entry.df > 2 * cutoff) continue;
+    postings += entry.df;
+    chosen.push(entry.term);
+  }
+  return chosen;
 }
