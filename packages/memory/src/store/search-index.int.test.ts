@@ -161,6 +161,45 @@ describe('retrieval signals', () => {
     engine.close();
   });
 
+  it('keeps the feedback terms within twice the common-term cutoff of items', async () => {
+    const engine = MemoryEngine.open({ file: ':memory:' });
+    const filler = Array.from({ length: 10 }, (_, i) => `The weather report number ${i} says fine.`);
+    await engine.save(
+      [
+        'Grandma bakes bread with rye and oats.',
+        'Grandma likes bread, rye and oats.',
+        'A rye field to the north.',
+        'A rye field to the south.',
+        'Oats porridge for breakfast.',
+        'Oats cereal with milk.',
+        ...filler,
+      ].map((content) => ({ content })),
+      { dedup: false },
+    );
+    const found = async (minItems: number) => {
+      const result = await engine.search({
+        query: 'grandma bakes',
+        limit: 20,
+        config: {
+          ...RANKING_ONLY,
+          feedbackTerms: 10,
+          bm25CommonTermShare: 0.1,
+          bm25CommonTermMinItems: minItems,
+        },
+      });
+      const contents = result.hits.map((hit) => hit.item.content);
+      return {
+        rye: contents.includes('A rye field to the north.'),
+        oats: contents.includes('Oats porridge for breakfast.'),
+      };
+    };
+    // rye and oats are each in 4 items: with a cutoff of 4 the budget is 8 (bread's 2 + one of them).
+    const bounded = await found(4);
+    expect(bounded.rye !== bounded.oats).toBe(true);
+    expect(await found(100)).toEqual({ rye: true, oats: true });
+    engine.close();
+  });
+
   it('with rank fusion puts the item first on both signals first, ordered by fused rank', async () => {
     const engine = MemoryEngine.open({ file: ':memory:', embedder: createLocalEmbedder() });
     await engine.save(
