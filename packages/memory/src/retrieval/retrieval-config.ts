@@ -85,7 +85,7 @@ export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze
   bm25CommonTermShare: 0.1,
   bm25CommonTermMinItems: 1_000,
   feedbackDocs: 3,
-  feedbackTerms: 10,
+  feedbackTerms: 0,
   feedbackWeight: 0.3,
   fusedMin: 0.1,
   candidatePoolMin: 20,
