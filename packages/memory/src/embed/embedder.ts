@@ -35,8 +35,14 @@ export function vectorBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-/** A float32 vector from the bytes sqlite-vec stores (copied, so it outlives the row buffer). */
+/**
+ * A float32 vector from the bytes sqlite-vec stores. better-sqlite3 hands every row its own buffer,
+ * so the bytes are viewed in place when aligned to 4 and copied only when they are not.
+ */
 export function blobVector(blob: Buffer): Float32Array {
+  if (blob.byteOffset % 4 === 0) {
+    return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+  }
   const copy = new Uint8Array(blob.byteLength);
   copy.set(blob);
   return new Float32Array(copy.buffer);

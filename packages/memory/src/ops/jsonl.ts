@@ -59,13 +59,15 @@ export async function importJsonl(
   const vectors = await embedChecked(context, live.map(embeddingText));
   const vectorOf = new Map(live.map((item, index) => [item.id, vectors?.[index]]));
   const now = context.clock.now();
-  transaction(context.db, () => {
-    for (const item of items) {
-      const supersededBy =
-        item.supersededBy === null ? null : (idOf.get(item.supersededBy) ?? item.supersededBy);
-      insertItem(context, { ...item, supersededBy }, vectorOf.get(item.id), now, idOf.get(item.id));
-    }
-  });
+  transaction(context.db, () =>
+    context.categories.batch(() => {
+      for (const item of items) {
+        const supersededBy =
+          item.supersededBy === null ? null : (idOf.get(item.supersededBy) ?? item.supersededBy);
+        insertItem(context, { ...item, supersededBy }, vectorOf.get(item.id), now, idOf.get(item.id));
+      }
+    }),
+  );
   return { imported: items.length };
 }
 

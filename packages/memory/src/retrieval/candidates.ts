@@ -1,10 +1,12 @@
 import { dot } from '../embed/embedder.js';
 import { searchText } from '../store/fts-index.js';
 import type { MemoryContext } from '../store/memory-context.js';
-import { contentTerms, ftsQuery } from '../text/tokens.js';
+import { contentTerms, ftsMatch } from '../text/tokens.js';
 import type { Candidate } from './candidate.js';
+import { withFeedback } from './feedback.js';
 import { fuseScores, normalizeBm25 } from './fusion.js';
 import type { RetrievalConfig } from './retrieval-config.js';
+import { selectiveTerms } from './selective-terms.js';
 
 /** Where to look and how many to take from each side. */
 export interface CandidateQuery {
@@ -24,8 +26,9 @@ export function collectCandidates(
   query: CandidateQuery,
   config: RetrievalConfig,
 ): Candidate[] {
-  const match = ftsQuery(query.text);
-  const textHits = searchText(
+  const terms = selectiveTerms(context.db, [...new Set(contentTerms(query.text))], config);
+  const match = ftsMatch(terms);
+  const firstHits = searchText(
     context.db,
     match,
     query.pool,
@@ -33,18 +36,18 @@ export function collectCandidates(
     query.categories,
     config.bm25ColumnWeights,
   );
+  const textHits = withFeedback(context, firstHits, terms, query, config);
   const vectorHits = query.vector
     ? context.vectors.knn(query.vector, query.pool, query.scopes, query.categories)
     : [];
   const ids = [...new Set([...vectorHits.map((hit) => hit.id), ...textHits.map((hit) => hit.id)])];
-  const items = context.items.getMany(ids);
-  const stored = query.vector ? context.vectors.vectors(ids) : new Map<number, Float32Array>();
+  const rows = context.items.getManyWithVectors(ids);
   const rawBm25 = new Map(textHits.map((hit) => [hit.id, hit.bm25]));
   const best = textHits.reduce((max, hit) => Math.max(max, hit.bm25), 0);
   const queryTerms = new Set(config.bm25Normalization === 'coverage' ? contentTerms(query.text) : []);
   const textRan = match !== '';
-  return items.map((item) => {
-    const vector = stored.get(item.id);
+  const candidates = rows.map(({ item, vector: stored }) => {
+    const vector = query.vector ? stored : undefined;
     const vectorScore = query.vector && vector ? Math.max(0, Math.min(1, dot(query.vector, vector))) : null;
     const raw = rawBm25.get(item.id);
     const bm25Score =
@@ -62,4 +65,33 @@ export function collectCandidates(
     if (vector) candidate.vector = vector;
     return candidate;
   });
+  return config.fusion === 'rrf' ? rankFused(candidates, config) : candidates;
+}
+
+/**
+ * Reciprocal rank fusion over the candidates: each signal ranks them (an item a signal did not find
+ * gets nothing from it) and score = Σ weight / (rrfK + rank), scaled so first on both signals is 1.
+ * Only ranks count, so a signal whose scores sit in a narrow band weighs as much as one that spreads.
+ */
+function rankFused(candidates: Candidate[], config: RetrievalConfig): Candidate[] {
+  const ranks = (value: (candidate: Candidate) => number | null) => {
+    const found = candidates.filter((candidate) => (value(candidate) ?? 0) > 0);
+    found.sort((a, b) => (value(b) ?? 0) - (value(a) ?? 0) || a.item.id - b.item.id);
+    return new Map(found.map((candidate, index) => [candidate, index + 1]));
+  };
+  const vectorRanks = ranks((candidate) => candidate.vectorScore);
+  const textRanks = ranks((candidate) => candidate.bm25Score);
+  const useVector = vectorRanks.size > 0 ? config.vectorWeight : 0;
+  const useText = textRanks.size > 0 ? config.bm25Weight : 0;
+  const top = (useVector + useText) / (config.rrfK + 1);
+  if (top <= 0) return candidates;
+  for (const candidate of candidates) {
+    const vectorRank = vectorRanks.get(candidate);
+    const textRank = textRanks.get(candidate);
+    const sum =
+      (vectorRank ? useVector / (config.rrfK + vectorRank) : 0) +
+      (textRank ? useText / (config.rrfK + textRank) : 0);
+    candidate.score = Math.min(1, Math.max(config.fusedMin, sum / top));
+  }
+  return candidates;
 }

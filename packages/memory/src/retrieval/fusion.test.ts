@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { fuseScores, normalizeBm25 } from './fusion.js';
 import { DEFAULT_RETRIEVAL_CONFIG } from './retrieval-config.js';
 
-const config = DEFAULT_RETRIEVAL_CONFIG;
+/** The memory design's fusion constants (0.7/0.3 with the exact-match floor), which the formula is checked with. */
+const config = {
+  ...DEFAULT_RETRIEVAL_CONFIG,
+  vectorWeight: 0.7,
+  bm25Weight: 0.3,
+  exactMatchBm25: 0.75,
+  exactMatchFactor: 0.92,
+};
 
 describe('fuseScores', () => {
   it('is 0.7 · vector + 0.3 · bm25 below the exact-match floor', () => {
@@ -21,6 +28,10 @@ describe('fuseScores', () => {
   it('clamps into [0.1, 1]', () => {
     expect(fuseScores(0, 0, config)).toBe(0.1);
     expect(fuseScores(1, 1, config)).toBe(1);
+  });
+
+  it('never applies the floor with the default config, whose exactMatchBm25 is above 1', () => {
+    expect(fuseScores(0.2, 1, DEFAULT_RETRIEVAL_CONFIG)).toBeCloseTo(0.35 * 0.2 + 0.65 * 1, 9);
   });
 
   it('uses the one signal that ran when the other did not (null)', () => {

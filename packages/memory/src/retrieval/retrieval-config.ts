@@ -3,10 +3,20 @@
  * Pass a partial object to override any of them.
  */
 export interface RetrievalConfig {
+  /**
+   * How the two signals combine: `weighted` sum of scores (with the exact-match floor), or `rrf`,
+   * reciprocal rank fusion Σ weight / (rrfK + rank) scaled to [0, 1] (see candidates.ts).
+   */
+  fusion: 'weighted' | 'rrf';
+  rrfK: number;
   /** Fusion weights: fused = vectorWeight · vector + bm25Weight · bm25. */
   vectorWeight: number;
   bm25Weight: number;
-  /** Exact-match floor: when bm25 ≥ exactMatchBm25, fused = max(fused, exactMatchFactor · bm25). */
+  /**
+   * Exact-match floor: when bm25 ≥ exactMatchBm25, fused = max(fused, exactMatchFactor · bm25). Above 1
+   * it never applies (the default: with BM25 scaled relative to the best hit, the floor pinned BM25's
+   * first hit to the top whatever the vectors said; see docs/memory.md for the measurement).
+   */
   exactMatchBm25: number;
   exactMatchFactor: number;
   /**
@@ -16,6 +26,19 @@ export interface RetrievalConfig {
   bm25Normalization: 'relative' | 'coverage';
   /** BM25 weight of each indexed column: abstract, overview, content. */
   bm25ColumnWeights: readonly [number, number, number];
+  /**
+   * Query terms found in more than max(bm25CommonTermMinItems, bm25CommonTermShare · items) items are
+   * left out of the full-text match: they weigh little in BM25 and cost the most to match. 1 keeps all.
+   */
+  bm25CommonTermShare: number;
+  bm25CommonTermMinItems: number;
+  /**
+   * Pseudo-relevance feedback: the best feedbackDocs BM25 hits give feedbackTerms expansion terms,
+   * searched again and added at feedbackWeight (see feedback.ts). feedbackTerms 0 turns it off.
+   */
+  feedbackDocs: number;
+  feedbackTerms: number;
+  feedbackWeight: number;
   /** Fused scores are clamped into [fusedMin, 1]. */
   fusedMin: number;
   /** Candidates taken from each of vector and BM25: max(candidatePoolMin, candidatePoolFactor · limit). */
@@ -51,12 +74,19 @@ export interface RetrievalConfig {
 }
 
 export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze({
-  vectorWeight: 0.7,
-  bm25Weight: 0.3,
-  exactMatchBm25: 0.75,
+  fusion: 'weighted',
+  rrfK: 60,
+  vectorWeight: 0.35,
+  bm25Weight: 0.65,
+  exactMatchBm25: 2,
   exactMatchFactor: 0.92,
   bm25Normalization: 'relative',
-  bm25ColumnWeights: [1, 1, 1] as const,
+  bm25ColumnWeights: [1, 0.5, 1] as const,
+  bm25CommonTermShare: 0.1,
+  bm25CommonTermMinItems: 1_000,
+  feedbackDocs: 3,
+  feedbackTerms: 0,
+  feedbackWeight: 0.3,
   fusedMin: 0.1,
   candidatePoolMin: 20,
   candidatePoolFactor: 2,

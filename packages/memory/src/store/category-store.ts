@@ -2,6 +2,7 @@ import type { Database } from '@openlegion/infra/sqlite';
 import { OpenLegionError } from '@openlegion/protocol';
 import { blobVector, normalizeInPlace, vectorBlob } from '../embed/embedder.js';
 import { CATEGORY_DESCRIPTIONS } from '../model/category-rules.js';
+import { prepared } from './statement-cache.js';
 import type { VectorIndex } from './vector-index.js';
 
 /** How many recent abstracts a category summary keeps (the summary is patched, never rebuilt). */
@@ -36,22 +37,25 @@ interface CategoryRow {
  * vectors (kept as a running sum), so adding or removing an item costs one vector addition.
  */
 export class CategoryStore {
+  /** Rows changed inside {@link CategoryStore.batch}, written once when it ends. */
+  #pending: Map<string, CategoryRow> | undefined;
+
   constructor(
     private readonly db: Database,
     private readonly vectors: VectorIndex,
   ) {}
 
   list(): MemoryCategory[] {
-    return this.db
-      .prepare<[], CategoryRow>('SELECT * FROM memory_categories ORDER BY id')
+    return prepared<[], CategoryRow>(this.db, 'SELECT * FROM memory_categories ORDER BY id')
       .all()
       .map(toCategory);
   }
 
   get(name: string): MemoryCategory | undefined {
-    const row = this.db
-      .prepare<[string], CategoryRow>('SELECT * FROM memory_categories WHERE name = ?')
-      .get(name);
+    const row = prepared<[string], CategoryRow>(
+      this.db,
+      'SELECT * FROM memory_categories WHERE name = ?',
+    ).get(name);
     return row ? toCategory(row) : undefined;
   }
 
@@ -76,11 +80,10 @@ export class CategoryStore {
 
   /** The category's row, created (not built-in) when it is new. */
   ensure(name: string, now: number): MemoryCategory {
-    this.db
-      .prepare(
-        'INSERT INTO memory_categories (name, builtin, description, summary, updated_at) VALUES (?, 0, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
-      )
-      .run(name, CATEGORY_DESCRIPTIONS[name] ?? '', '', now);
+    prepared(
+      this.db,
+      'INSERT INTO memory_categories (name, builtin, description, summary, updated_at) VALUES (?, 0, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
+    ).run(name, CATEGORY_DESCRIPTIONS[name] ?? '', '', now);
     return this.require(name);
   }
 
@@ -118,22 +121,50 @@ export class CategoryStore {
     this.update(row, row.item_count, row.summary, sum, now);
   }
 
+  /**
+   * Run `work` (inside the caller's transaction) with category changes collected in memory and
+   * written once per category at the end: a batch of 1,000 items then rewrites one row and one
+   * centroid instead of 1,000. Reads of a category inside `work` see its pending state.
+   */
+  batch<T>(work: () => T): T {
+    if (this.#pending) return work();
+    const pending = new Map<string, CategoryRow>();
+    this.#pending = pending;
+    let result: T;
+    try {
+      result = work();
+    } finally {
+      this.#pending = undefined;
+    }
+    for (const row of pending.values()) this.write(row);
+    return result;
+  }
+
   private row(name: string): CategoryRow {
+    const pending = this.#pending?.get(name);
+    if (pending) return pending;
     this.ensure(name, 0);
-    const row = this.db
-      .prepare<[string], CategoryRow>('SELECT * FROM memory_categories WHERE name = ?')
-      .get(name);
+    const row = prepared<[string], CategoryRow>(
+      this.db,
+      'SELECT * FROM memory_categories WHERE name = ?',
+    ).get(name);
     if (!row) throw new Error(`category ${name} vanished`);
     return row;
   }
 
   private update(row: CategoryRow, count: number, summary: string, sum: Buffer | null, now: number): void {
-    this.db
-      .prepare(
-        'UPDATE memory_categories SET item_count = ?, summary = ?, vector_sum = ?, updated_at = ? WHERE id = ?',
-      )
-      .run(count, summary, sum, now, row.id);
-    const centroid = sum ? normalizeInPlace(blobVector(sum)) : undefined;
+    const changed = { ...row, item_count: count, summary, vector_sum: sum, updated_at: now };
+    if (this.#pending) this.#pending.set(row.name, changed);
+    else this.write(changed);
+  }
+
+  private write(row: CategoryRow): void {
+    const { item_count: count, summary, vector_sum: sum, updated_at: now } = row;
+    prepared(
+      this.db,
+      'UPDATE memory_categories SET item_count = ?, summary = ?, vector_sum = ?, updated_at = ? WHERE id = ?',
+    ).run(count, summary, sum, now, row.id);
+    const centroid = sum ? normalizeInPlace(new Float32Array(blobVector(sum))) : undefined;
     // A sum that cancelled out to zero has no direction to search by.
     this.vectors.upsertCategory(row.id, centroid?.some((value) => value !== 0) ? centroid : undefined);
   }
@@ -141,7 +172,9 @@ export class CategoryStore {
 
 function addVectors(sum: Buffer | null, vector: Float32Array, sign: 1 | -1): Buffer {
   const total =
-    sum && sum.byteLength === vector.byteLength ? blobVector(sum) : new Float32Array(vector.length);
+    sum && sum.byteLength === vector.byteLength
+      ? new Float32Array(blobVector(sum)) // a copy: the running sum is rewritten, never the row it came from
+      : new Float32Array(vector.length);
   for (let i = 0; i < total.length; i++) total[i] = (total[i] ?? 0) + sign * (vector[i] ?? 0);
   return vectorBlob(total);
 }

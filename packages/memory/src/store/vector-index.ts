@@ -2,6 +2,7 @@ import type { Database } from '@openlegion/infra/sqlite';
 import { OpenLegionError } from '@openlegion/protocol';
 import { blobVector, vectorBlob } from '../embed/embedder.js';
 import { placeholders } from './memory-db.js';
+import { prepared } from './statement-cache.js';
 
 /** Which embedder built the vectors in a store, recorded at its first embedding. */
 export interface EmbeddingState {
@@ -25,11 +26,10 @@ export class VectorIndex {
 
   /** The recorded embedder, or undefined when nothing was embedded yet. */
   state(): EmbeddingState | undefined {
-    const rows = this.db
-      .prepare<[], { key: string; value: string }>(
-        "SELECT key, value FROM memory_meta WHERE key IN ('embedder_id', 'embedding_dimensions')",
-      )
-      .all();
+    const rows = prepared<[], { key: string; value: string }>(
+      this.db,
+      "SELECT key, value FROM memory_meta WHERE key IN ('embedder_id', 'embedding_dimensions')",
+    ).all();
     const byKey = new Map(rows.map((row) => [row.key, row.value]));
     const embedderId = byKey.get('embedder_id');
     const dimensions = Number(byKey.get('embedding_dimensions'));
@@ -69,24 +69,34 @@ export class VectorIndex {
         embedding float[${dimensions}] distance_metric=cosine, scope text, category text);
       CREATE VIRTUAL TABLE memory_category_vec USING vec0(embedding float[${dimensions}] distance_metric=cosine);
       UPDATE memory_items SET embedding = NULL; UPDATE memory_categories SET vector_sum = NULL;`);
-    const put = this.db.prepare('INSERT OR REPLACE INTO memory_meta (key, value) VALUES (?, ?)');
+    const put = prepared(this.db, 'INSERT OR REPLACE INTO memory_meta (key, value) VALUES (?, ?)');
     put.run('embedder_id', embedderId);
     put.run('embedding_dimensions', String(dimensions));
   }
 
+  /** Replace an item's vector (delete, then {@link VectorIndex.insert}). */
   upsert(id: number, vector: Float32Array, scope: string, category: string): void {
-    this.db.prepare('DELETE FROM memory_vec WHERE rowid = ?').run(BigInt(id));
-    this.db
-      .prepare('INSERT INTO memory_vec (rowid, embedding, scope, category) VALUES (?, ?, ?, ?)')
-      .run(BigInt(id), vectorBlob(vector), scope, category);
+    prepared(this.db, 'DELETE FROM memory_vec WHERE rowid = ?').run(BigInt(id));
+    this.insert(id, vector, scope, category);
+  }
+
+  /** Add the vector of an item that has none yet (a new row): no delete to look up first. */
+  insert(id: number, vector: Float32Array, scope: string, category: string): void {
+    const blob = vectorBlob(vector);
+    prepared(this.db, 'INSERT INTO memory_vec (rowid, embedding, scope, category) VALUES (?, ?, ?, ?)').run(
+      BigInt(id),
+      blob,
+      scope,
+      category,
+    );
     // A copy beside the row: reading 40 vectors by id from vec0 costs milliseconds, from here microseconds.
-    this.db.prepare('UPDATE memory_items SET embedding = ? WHERE id = ?').run(vectorBlob(vector), id);
+    prepared(this.db, 'UPDATE memory_items SET embedding = ? WHERE id = ?').run(blob, id);
   }
 
   remove(id: number): void {
     if (!this.state()) return;
-    this.db.prepare('DELETE FROM memory_vec WHERE rowid = ?').run(BigInt(id));
-    this.db.prepare('UPDATE memory_items SET embedding = NULL WHERE id = ?').run(id);
+    prepared(this.db, 'DELETE FROM memory_vec WHERE rowid = ?').run(BigInt(id));
+    prepared(this.db, 'UPDATE memory_items SET embedding = NULL WHERE id = ?').run(id);
   }
 
   /** The `k` nearest live items within `scopes` (and `categories` when given). */
@@ -98,12 +108,11 @@ export class VectorIndex {
   ): VectorHit[] {
     if (!this.state() || scopes.length === 0) return [];
     const categoryFilter = categories ? `AND category IN (${placeholders(categories.length)})` : '';
-    const rows = this.db
-      .prepare<unknown[], { id: number; distance: number }>(
-        `SELECT rowid AS id, distance FROM memory_vec WHERE embedding MATCH ? AND k = ?
+    const rows = prepared<unknown[], { id: number; distance: number }>(
+      this.db,
+      `SELECT rowid AS id, distance FROM memory_vec WHERE embedding MATCH ? AND k = ?
          AND scope IN (${placeholders(scopes.length)}) ${categoryFilter}`,
-      )
-      .all(vectorBlob(query), k, ...scopes, ...(categories ?? []));
+    ).all(vectorBlob(query), k, ...scopes, ...(categories ?? []));
     return rows.map((row) => ({ id: Number(row.id), similarity: 1 - row.distance }));
   }
 
@@ -111,31 +120,31 @@ export class VectorIndex {
   vectors(ids: readonly number[]): Map<number, Float32Array> {
     const found = new Map<number, Float32Array>();
     if (!this.state() || ids.length === 0) return found;
-    const rows = this.db
-      .prepare<unknown[], { id: number; embedding: Buffer }>(
-        `SELECT id, embedding FROM memory_items WHERE embedding IS NOT NULL AND id IN (${placeholders(ids.length)})`,
-      )
-      .all(...ids);
+    const rows = prepared<[string], { id: number; embedding: Buffer }>(
+      this.db,
+      'SELECT id, embedding FROM memory_items WHERE embedding IS NOT NULL AND id IN (SELECT value FROM json_each(?))',
+    ).all(JSON.stringify(ids));
     for (const row of rows) found.set(Number(row.id), blobVector(row.embedding));
     return found;
   }
 
   upsertCategory(categoryId: number, centroid: Float32Array | undefined): void {
     if (!this.state()) return;
-    this.db.prepare('DELETE FROM memory_category_vec WHERE rowid = ?').run(BigInt(categoryId));
+    prepared(this.db, 'DELETE FROM memory_category_vec WHERE rowid = ?').run(BigInt(categoryId));
     if (!centroid) return;
-    this.db
-      .prepare('INSERT INTO memory_category_vec (rowid, embedding) VALUES (?, ?)')
-      .run(BigInt(categoryId), vectorBlob(centroid));
+    prepared(this.db, 'INSERT INTO memory_category_vec (rowid, embedding) VALUES (?, ?)').run(
+      BigInt(categoryId),
+      vectorBlob(centroid),
+    );
   }
 
   /** Category ids nearest to `query`, best first. */
   knnCategories(query: Float32Array, k: number): VectorHit[] {
     if (!this.state()) return [];
-    return this.db
-      .prepare<[Buffer, number], { id: number; distance: number }>(
-        'SELECT rowid AS id, distance FROM memory_category_vec WHERE embedding MATCH ? AND k = ?',
-      )
+    return prepared<[Buffer, number], { id: number; distance: number }>(
+      this.db,
+      'SELECT rowid AS id, distance FROM memory_category_vec WHERE embedding MATCH ? AND k = ?',
+    )
       .all(vectorBlob(query), k)
       .map((row) => ({ id: Number(row.id), similarity: 1 - row.distance }));
   }
@@ -143,6 +152,6 @@ export class VectorIndex {
   /** How many items have a vector. */
   count(): number {
     if (!this.state()) return 0;
-    return this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memory_vec').get()?.n ?? 0;
+    return prepared<[], { n: number }>(this.db, 'SELECT count(*) AS n FROM memory_vec').get()?.n ?? 0;
   }
 }

@@ -25,8 +25,12 @@ export function contentTerms(text: string): string[] {
  * so user text can never be read as FTS syntax. Empty when the query has no words.
  */
 export function ftsQuery(text: string): string {
-  const unique = [...new Set(contentTerms(text))];
-  return unique.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
+  return ftsMatch([...new Set(contentTerms(text))]);
+}
+
+/** An FTS5 MATCH expression for items containing any of `terms` (each quoted). Empty for no terms. */
+export function ftsMatch(terms: readonly string[]): string {
+  return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
 }
 
 /** Jaccard similarity of two texts' term sets: the dedup measure when no embedder is configured. */

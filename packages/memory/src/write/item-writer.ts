@@ -19,7 +19,7 @@ export function insertItem(
     context.categories.ensure(record.category, now);
     return newId;
   }
-  if (vector) context.vectors.upsert(newId, vector, record.scope, record.category);
+  if (vector) context.vectors.insert(newId, vector, record.scope, record.category);
   context.categories.added(record.category, record.abstract, vector, now);
   return newId;
 }

@@ -108,9 +108,11 @@ export async function storeFactsBatch(
     plans.push(plan);
   }
   const now = context.clock.now();
-  transaction(context.db, () => {
-    for (const plan of plans) outcomes.push(apply(context, plan, now));
-  });
+  transaction(context.db, () =>
+    context.categories.batch(() => {
+      for (const plan of plans) outcomes.push(apply(context, plan, now));
+    }),
+  );
   return {
     outcomes: outcomes.sort((a, b) => a.index - b.index),
     mode: {
