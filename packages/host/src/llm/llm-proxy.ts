@@ -1,7 +1,9 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
 import type { Logger } from 'pino';
+import { priceOf } from '../costs/index.js';
 import type { SecretSource } from '../secrets/index.js';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicCall, fromAnthropicResponse } from './anthropic/index.js';
 import { KeyRing } from './key-ring.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
@@ -77,7 +79,8 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
   const fetchUpstream = options.fetch ?? fetch;
   const headersTimeoutMs = options.headersTimeoutMs ?? UPSTREAM_HEADERS_TIMEOUT_MS;
   const log = options.logger.child({ component: 'llm-proxy' });
-  const keys = new KeyRing(options.clock ?? systemClock);
+  const clock = options.clock ?? systemClock;
+  const keys = new KeyRing(clock);
   const resolve = (model: string) =>
     resolveUpstreamModel(
       { ...options, pickKey: (provider, references) => keys.pick(provider, references) },
@@ -99,13 +102,19 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
 
     let response: Response;
     try {
-      response = await fetchUpstream(`${target.baseUrl}${path}`, {
+      const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
+      response = await fetchUpstream(call.url, {
         method: 'POST',
-        headers: upstreamHeaders(target, body.stream === true),
-        body: JSON.stringify({ ...hygienic(target, path, body, callLog), model: target.upstreamModel }),
+        headers: call.headers,
+        body: call.body,
         signal: controller.signal,
       });
     } catch (error) {
+      if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
+        // The request could not be put into the provider's shape: nothing was sent.
+        release();
+        throw error;
+      }
       release();
       if (context.signal?.aborted) {
         callLog.info({ ms: elapsed() }, 'llm call aborted by client');
@@ -126,6 +135,21 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       const failure = await upstreamFailure(target, response);
       callLog.warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
+    }
+    if (target.kind === 'anthropic') {
+      try {
+        response = await fromAnthropicResponse(response, {
+          stream: body.stream === true,
+          includeUsage:
+            (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
+          model: target.upstreamModel,
+          now: clock.now(),
+        });
+      } catch (error) {
+        release();
+        callLog.warn({ status: response.status, ms: elapsed(), err: String(error) }, 'llm call failed');
+        throw error;
+      }
     }
     const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
     return withCompletionLog(
@@ -261,6 +285,31 @@ function embeddingModel(config: MeshConfig, body: EmbeddingsBody): string {
     );
   }
   return model;
+}
+
+/** The HTTP call for `target`: the Messages API for anthropic, the OpenAI wire for everyone else. */
+function upstreamCall(
+  target: ResolvedModel,
+  path: UpstreamPath,
+  body: Record<string, unknown>,
+  config: MeshConfig,
+): { url: string; headers: Record<string, string>; body: string } {
+  if (target.kind === 'anthropic') {
+    if (path !== '/chat/completions') {
+      throw new OpenLegionError(
+        'LLM_MODEL_INVALID',
+        `${target.model} cannot make embeddings: Anthropic has no embeddings API; set llm.embedding_model to a model of another provider (e.g. openai/text-embedding-3-small)`,
+        { details: { model: target.model } },
+      );
+    }
+    const maxTokens = priceOf(config, target.model)?.max_output_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
+    return anthropicCall(target, body, maxTokens);
+  }
+  return {
+    url: `${target.baseUrl}${path}`,
+    headers: upstreamHeaders(target, body.stream === true),
+    body: JSON.stringify({ ...body, model: target.upstreamModel }),
+  };
 }
 
 function upstreamHeaders(target: ResolvedModel, stream: boolean): Record<string, string> {
