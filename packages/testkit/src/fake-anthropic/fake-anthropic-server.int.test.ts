@@ -21,6 +21,14 @@ rules:
 default: { chunks: ["Hello", " there", " friend"] }
 `;
 
+/** The fields these tests read of an answer or an error body. */
+interface MessagesBody {
+  content: unknown;
+  usage: unknown;
+  error: { type: string; message: string };
+}
+const bodyOf = async (response: Response) => (await response.json()) as MessagesBody;
+
 describe('fake Anthropic Messages server', () => {
   let fake: FakeAnthropic;
   const headers = {
@@ -101,7 +109,7 @@ describe('fake Anthropic Messages server', () => {
   });
 
   it('reports cached prompt tokens as cache_read_input_tokens, apart from input_tokens', async () => {
-    const message = await (await ask('cached')).json();
+    const message = await bodyOf(await ask('cached'));
     expect(message.usage).toEqual({
       input_tokens: 200,
       output_tokens: 3,
@@ -131,7 +139,7 @@ describe('fake Anthropic Messages server', () => {
       ],
     });
     expect(orphan.status).toBe(400);
-    expect((await orphan.json()).error.message).toContain('without `tool_result` blocks');
+    expect((await bodyOf(orphan)).error.message).toContain('without `tool_result` blocks');
   });
 
   it('answers a tool result paired with its call from the rules', async () => {
@@ -144,7 +152,7 @@ describe('fake Anthropic Messages server', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny, 21C' }] },
       ],
     });
-    expect((await response.json()).content).toEqual([{ type: 'text', text: 'It is sunny.' }]);
+    expect((await bodyOf(response)).content).toEqual([{ type: 'text', text: 'It is sunny.' }]);
   });
 
   it('fails as scripted with Anthropic error bodies: 529 overloaded_error, 429 with Retry-After', async () => {
@@ -157,7 +165,7 @@ describe('fake Anthropic Messages server', () => {
     const limited = await ask('slow down');
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('7');
-    expect((await limited.json()).error.type).toBe('rate_limit_error');
+    expect((await bodyOf(limited)).error.type).toBe('rate_limit_error');
   });
 
   it('breaks a stream off with an error event after the scripted number of text deltas', async () => {
