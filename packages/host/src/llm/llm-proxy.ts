@@ -10,7 +10,9 @@ import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model
 import { listConfiguredModels, type ModelList } from './model-list.js';
 import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
+import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
+import { withCompletionLog } from './with-completion-log.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
 export const UPSTREAM_HEADERS_TIMEOUT_MS = 120_000;
@@ -285,88 +287,4 @@ function embeddingModel(config: MeshConfig, body: EmbeddingsBody): string {
     );
   }
   return model;
-}
-
-/** The HTTP call for `target`: the Messages API for anthropic, the OpenAI wire for everyone else. */
-function upstreamCall(
-  target: ResolvedModel,
-  path: UpstreamPath,
-  body: Record<string, unknown>,
-  config: MeshConfig,
-): { url: string; headers: Record<string, string>; body: string } {
-  if (target.kind === 'anthropic') {
-    if (path !== '/chat/completions') {
-      throw new OpenLegionError(
-        'LLM_MODEL_INVALID',
-        `${target.model} cannot make embeddings: Anthropic has no embeddings API; set llm.embedding_model to a model of another provider (e.g. openai/text-embedding-3-small)`,
-        { details: { model: target.model } },
-      );
-    }
-    const maxTokens = priceOf(config, target.model)?.max_output_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
-    return anthropicCall(target, body, maxTokens);
-  }
-  return {
-    url: `${target.baseUrl}${path}`,
-    headers: upstreamHeaders(target, body.stream === true),
-    body: JSON.stringify({ ...body, model: target.upstreamModel }),
-  };
-}
-
-function upstreamHeaders(target: ResolvedModel, stream: boolean): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-  };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  return headers;
-}
-
-/**
- * The same response, its body re-wrapped so `onSettled` runs once when the body has been read to
- * the end, failed or been cancelled. Chunks pass through one by one, unbuffered.
- */
-function withCompletionLog(
-  response: Response,
-  onSettled: () => void,
-  errorFrame?: (error: unknown) => string,
-): Response {
-  const source = response.body;
-  if (!source) {
-    onSettled();
-    return response;
-  }
-  let settled = false;
-  const settle = () => {
-    if (settled) return;
-    settled = true;
-    onSettled();
-  };
-  const reader = source.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          settle();
-          controller.close();
-          return;
-        }
-        controller.enqueue(value);
-      } catch (error) {
-        settle();
-        if (!errorFrame) return controller.error(error);
-        controller.enqueue(new TextEncoder().encode(errorFrame(error)));
-        controller.close();
-      }
-    },
-    async cancel(reason) {
-      settle();
-      await reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
 }
