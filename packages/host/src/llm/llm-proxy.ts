@@ -1,9 +1,8 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
 import type { Logger } from 'pino';
-import { priceOf } from '../costs/index.js';
 import type { SecretSource } from '../secrets/index.js';
-import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicCall, fromAnthropicResponse } from './anthropic/index.js';
+import { fromAnthropicResponse } from './anthropic/index.js';
 import { KeyRing } from './key-ring.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
