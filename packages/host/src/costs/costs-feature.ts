@@ -39,6 +39,9 @@ export function costsFeature(options: { onRecorded?: (usage: UsageRecord) => voi
       });
       state = { log, gate, meter };
     },
+    async stop() {
+      await state?.log.close();
+    },
     routes(app, context) {
       app.get('/api/costs', { config: { auth: 'operator' } }, async (request) => {
         const { agent } = parseRequest(costsQuery, request.query, 'query');
