@@ -3,6 +3,7 @@ import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@ope
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
 import { fromAnthropicResponse } from './anthropic/index.js';
+import { bufferedResponse } from './buffered-response.js';
 import { KeyRing } from './key-ring.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
@@ -90,7 +91,10 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
 
   const forward: LlmProxy['forward'] = async (target, path, body, context) => {
     const started = performance.now();
-    const callLog = log.child({ agent: context.agent, provider: target.provider, model: target.model });
+    // Built when first needed: most calls log one line, at their end.
+    let child: Logger | undefined;
+    const callLog = () =>
+      (child ??= log.child({ agent: context.agent, provider: target.provider, model: target.model }));
     const elapsed = () => Math.round(performance.now() - started);
     const controller = new AbortController();
     const abortUpstream = () => controller.abort(context.signal?.reason);
@@ -109,6 +113,9 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         headers: call.headers,
         body: call.body,
         signal: controller.signal,
+        // Never follow a redirect: it would cost a copy of the body, and could carry the key
+        // (x-api-key is not dropped across origins) somewhere it was not meant to go.
+        redirect: 'error',
       });
     } catch (error) {
       if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
@@ -118,11 +125,11 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       }
       release();
       if (context.signal?.aborted) {
-        callLog.info({ ms: elapsed() }, 'llm call aborted by client');
+        callLog().info({ ms: elapsed() }, 'llm call aborted by client');
         throw new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'the client went away', { cause: error });
       }
       const failure = unreachable(target, controller.signal.reason ?? error);
-      callLog.warn(
+      callLog().warn(
         { status: null, ms: elapsed(), code: failure.code, err: failure.message },
         'llm call failed',
       );
@@ -134,7 +141,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     if (!response.ok) {
       release();
       const failure = await upstreamFailure(target, response);
-      callLog.warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+      callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
     }
     if (target.kind === 'anthropic') {
@@ -148,31 +155,45 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         });
       } catch (error) {
         release();
-        callLog.warn({ status: response.status, ms: elapsed(), err: String(error) }, 'llm call failed');
+        callLog().warn({ status: response.status, ms: elapsed(), err: String(error) }, 'llm call failed');
         throw error;
       }
     }
     const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+    if (!streaming) {
+      // A whole answer is small: read before the client gets a byte, so a body that breaks off can
+      // still fail over, and the routes send it without stream plumbing.
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await response.arrayBuffer());
+      } catch (error) {
+        const failure = unreachable(target, error);
+        callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+        throw failure;
+      } finally {
+        release();
+      }
+      callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
+      return bufferedResponse(bytes, response);
+    }
     return withCompletionLog(
       response,
       () => {
         release();
-        callLog.info({ status: response.status, ms: elapsed() }, 'llm call');
+        callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
       },
-      streaming
-        ? (error) => {
-            callLog.warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
-            // Past the first byte there is no failing over: the client learns of it as an SSE error
-            // event (OpenAI clients raise it), not as a stream that silently stops.
-            return `event: error\ndata: ${JSON.stringify({
-              error: {
-                code: 'LLM_PROVIDER_UNAVAILABLE',
-                message: `provider "${target.provider}" broke off the stream: ${error instanceof Error ? error.message : String(error)}`,
-                retryable: true,
-              },
-            })}\n\n`;
-          }
-        : undefined,
+      (error) => {
+        callLog().warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
+        // Past the first byte there is no failing over: the client learns of it as an SSE error
+        // event (OpenAI clients raise it), not as a stream that silently stops.
+        return `event: error\ndata: ${JSON.stringify({
+          error: {
+            code: 'LLM_PROVIDER_UNAVAILABLE',
+            message: `provider "${target.provider}" broke off the stream: ${error instanceof Error ? error.message : String(error)}`,
+            retryable: true,
+          },
+        })}\n\n`;
+      },
     );
   };
 
@@ -256,11 +277,11 @@ function hygienic(
   target: ResolvedModel,
   path: UpstreamPath,
   body: Record<string, unknown>,
-  log: Logger,
+  log: () => Logger,
 ): Record<string, unknown> {
   if (path !== '/chat/completions' || !Array.isArray(body.messages)) return body;
   const { messages, repairs } = cleanTranscript(body.messages, hygieneFamily(target));
-  if (repairs.length > 0) log.info({ repairs }, 'transcript repaired for the provider');
+  if (repairs.length > 0) log().info({ repairs }, 'transcript repaired for the provider');
   return { ...body, messages };
 }
 
