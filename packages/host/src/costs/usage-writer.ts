@@ -28,9 +28,9 @@ const commit = db.transaction((batch) => batch.map((message) => {
   try { one(message.row); return null; } catch (error) { return String(error && error.message || error); }
 }));
 let queue = [];
-parentPort.on('message', (message) => {
+parentPort.on('message', (text) => {
   if (queue.length === 0) setImmediate(flush);
-  queue.push(message);
+  for (const message of JSON.parse(text)) queue.push(message);
 });
 function flush() {
   const batch = queue;
@@ -81,6 +81,14 @@ function threadWriter(db: Database, sql: string): UsageWriter {
   const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   let nextId = 0;
   let broken: Error | undefined;
+  // Rows written in one turn of the event loop cross to the thread as one message (JSON text:
+  // cheaper to pass than a structured clone per row).
+  let outbox: Array<{ id: number; row: Record<string, unknown> }> = [];
+  const post = () => {
+    const batch = outbox;
+    outbox = [];
+    worker.postMessage(JSON.stringify(batch));
+  };
   let drained: (() => void) | undefined;
   const settled = () => {
     if (pending.size > 0) return;
@@ -113,7 +121,8 @@ function threadWriter(db: Database, sql: string): UsageWriter {
       if (pending.size === 0) worker.ref();
       return new Promise<void>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ id, row });
+        if (outbox.length === 0) setImmediate(post);
+        outbox.push({ id, row });
       });
     },
     async close() {

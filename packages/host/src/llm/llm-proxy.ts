@@ -173,14 +173,15 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       } finally {
         release();
       }
-      callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
+      if (log.isLevelEnabled('info')) callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
       return bufferedResponse(bytes, response);
     }
     return withCompletionLog(
       response,
       () => {
         release();
-        callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
+        if (log.isLevelEnabled('info'))
+          callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
       },
       (error) => {
         callLog().warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
