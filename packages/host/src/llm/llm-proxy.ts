@@ -207,11 +207,13 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       const start = rotation++ % others.length;
       others = [...others.slice(start), ...others.slice(0, start)];
     }
-    const decisions = log.child({ agent: context.agent, request: context.requestId });
+    // Built only when a decision is logged: most calls are answered by the first model.
+    let decisionLog: Logger | undefined;
+    const decisions = () => (decisionLog ??= log.child({ agent: context.agent, request: context.requestId }));
     let lastError: unknown;
     for (const model of [requested.model, ...others]) {
       if (!board.available(model)) {
-        decisions.info(
+        decisions().info(
           { model, until: new Date(board.cooldownUntil(model)).toISOString() },
           'failover: model cooling down, skipped',
         );
@@ -223,7 +225,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
           const response = await forward(target, path, body, context);
           board.succeeded(model);
           if (model !== requested.model)
-            decisions.warn({ requested: requested.model, model }, 'failover: answered by a fallback');
+            decisions().warn({ requested: requested.model, model }, 'failover: answered by a fallback');
           return { response, target };
         } catch (error) {
           if (context.signal?.aborted) throw error;
@@ -232,7 +234,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
           const references = options.config.llm.providers[target.provider]?.api_keys ?? [];
           if (failure === 'auth' && target.keyRef && references.length > 1) {
             keys.setAside(target.keyRef);
-            decisions.warn({ model, key: target.keyRef }, 'failover: key refused, set aside for an hour');
+            decisions().warn({ model, key: target.keyRef }, 'failover: key refused, set aside for an hour');
             if (keys.live(references).length > 0) {
               target = resolve(model);
               continue;
@@ -242,7 +244,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
           const retryAfterMs = ((error as OpenLegionError).details as { retry_after_ms?: number } | undefined)
             ?.retry_after_ms;
           const cooldownMs = board.failed(model, failure, retryAfterMs);
-          decisions.warn(
+          decisions().warn(
             { model, failure, cooldown_ms: cooldownMs },
             'failover: model failed, trying the next',
           );
