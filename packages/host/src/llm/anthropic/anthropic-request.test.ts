@@ -218,4 +218,26 @@ describe('toAnthropicRequest', () => {
       },
     ]);
   });
+
+  it('leaves out an empty assistant turn and merges the user turns either side of it', () => {
+    const request = toAnthropicRequest(
+      {
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: '' },
+          { role: 'user', content: 'two' },
+        ],
+      },
+      options,
+    );
+    expect(request.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
+    ]);
+  });
 });

@@ -95,7 +95,7 @@ export function toAnthropicRequest(
 
   const request: Record<string, unknown> = {
     model: options.upstreamModel,
-    messages: messages.filter((message) => message.content.length > 0),
+    messages,
     max_tokens: maxTokens(body, options.defaultMaxTokens),
   };
   const lastSystem = system.at(-1);
@@ -123,6 +123,8 @@ function append(
   role: AnthropicMessage['role'],
   blocks: AnthropicBlock[],
 ): void {
+  // An empty turn is left out, so the turns either side of it merge and still alternate.
+  if (blocks.length === 0) return;
   const previous = messages.at(-1);
   if (previous?.role === role) {
     // Tool results must open a user turn, ahead of any text that follows them.
