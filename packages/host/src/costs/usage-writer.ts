@@ -2,6 +2,9 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { type Database, GroupCommit } from '@openlegion/infra/sqlite';
 
+/** How long rows wait to cross to the writer thread together. */
+const POST_BATCH_MS = 5;
+
 /** Writes rows of one INSERT statement; `write` resolves once the row is committed. */
 export interface UsageWriter {
   write(row: Record<string, unknown>): Promise<void>;
@@ -81,8 +84,8 @@ function threadWriter(db: Database, sql: string): UsageWriter {
   const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   let nextId = 0;
   let broken: Error | undefined;
-  // Rows written in one turn of the event loop cross to the thread as one message (JSON text:
-  // cheaper to pass than a structured clone per row).
+  // Rows written within a few milliseconds cross to the thread as one message (JSON text: cheaper
+  // to pass than a structured clone per row); a message costs more than the rows in it.
   let outbox: Array<{ id: number; row: Record<string, unknown> }> = [];
   const post = () => {
     const batch = outbox;
@@ -121,7 +124,7 @@ function threadWriter(db: Database, sql: string): UsageWriter {
       if (pending.size === 0) worker.ref();
       return new Promise<void>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        if (outbox.length === 0) setImmediate(post);
+        if (outbox.length === 0) setTimeout(post, POST_BATCH_MS);
         outbox.push({ id, row });
       });
     },
