@@ -50,6 +50,8 @@ export async function startFeatureTestHost(
     start?: boolean;
     /** A mesh.db file to open instead of an in-memory one (to test a restart over the same data). */
     dbFile?: string;
+    /** Capture the host's log lines (at debug level) here instead of discarding them. */
+    logTo?: { write(line: string): void };
   } = {},
 ): Promise<FeatureTestHost> {
   const db = openDatabase(options.dbFile ?? ':memory:');
@@ -60,7 +62,9 @@ export async function startFeatureTestHost(
   const clock = options.clock ?? new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const controller = new AbortController();
   const warnings: string[] = [];
-  const logger = createLogger({ level: 'silent' });
+  const logger = options.logTo
+    ? createLogger({ level: 'debug', destination: options.logTo })
+    : createLogger({ level: 'silent' });
   const dataDir = options.dataDir ?? '/nonexistent-data-dir';
   const context: FeatureContext = {
     config: meshConfigSchema.parse(config),

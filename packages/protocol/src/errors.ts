@@ -33,7 +33,8 @@ export const ERROR_CODES = {
   LLM_MODEL_INVALID: {
     retryable: false,
     status: 400,
-    summary: 'the model name is not provider/model or a known tier',
+    summary:
+      'the model name is not provider/model or a known tier, or the model cannot do what was asked (embeddings from Anthropic)',
   },
   LLM_CONTEXT_OVERFLOW: {
     retryable: false,

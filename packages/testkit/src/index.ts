@@ -1,4 +1,5 @@
 export { readyAgentInfo } from './agent-info.js';
+export { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from './fake-anthropic/index.js';
 export type {
   FakeLlm,
   FakeLlmCliIo,

@@ -40,6 +40,9 @@ export function costsFeature(options: { onRecorded?: (usage: UsageRecord) => voi
       });
       state = { log, gate, meter };
     },
+    async stop() {
+      await state?.log.close();
+    },
     routes(app, context) {
       app.get('/api/costs', { config: { auth: 'operator' } }, async (request): Promise<CostsReport> => {
         const { agent } = parseRequest(costsQuery, request.query, 'query');

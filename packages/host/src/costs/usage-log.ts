@@ -1,5 +1,6 @@
-import { type Database, GroupCommit } from '@openlegion/infra/sqlite';
+import type { Database } from '@openlegion/infra/sqlite';
 import type { SpendRow } from '@openlegion/protocol';
+import { createUsageWriter, type UsageWriter } from './usage-writer.js';
 
 /** The costs' schema steps (feature `costs`). Append only: never edit a step that has shipped. */
 export const COST_MIGRATIONS: readonly string[] = [
@@ -39,14 +40,13 @@ export interface UsageRecord {
 /** Every LLM call's usage and cost, in mesh.db. */
 export class UsageLog {
   readonly #db: Database;
-  readonly #insert;
   readonly #spent;
-  readonly #commits: GroupCommit;
+  readonly #writer: UsageWriter;
 
   constructor(db: Database) {
     this.#db = db;
-    this.#commits = new GroupCommit(db);
-    this.#insert = db.prepare<UsageRecord>(
+    this.#writer = createUsageWriter(
+      db,
       `INSERT INTO llm_usage (at, agent, model, prompt_tokens, completion_tokens, cached_tokens, cost_usd, request_id, trace_id, estimated)
        VALUES (@at, @agent, @model, @prompt_tokens, @completion_tokens, @cached_tokens, @cost_usd, @request_id, @trace_id, @estimated)`,
     );
@@ -55,11 +55,17 @@ export class UsageLog {
     );
   }
 
-  /** Write one call's usage; calls that end together share one commit (one disk sync). */
+  /**
+   * Write one call's usage; calls that end together share one commit (one disk sync), made off the
+   * event loop when mesh.db is a file. Resolves once committed.
+   */
   record(usage: UsageRecord): Promise<void> {
-    return this.#commits.submit(() => {
-      this.#insert.run(usage);
-    });
+    return this.#writer.write({ ...usage });
+  }
+
+  /** Waits for the records in flight to be committed. */
+  close(): Promise<void> {
+    return this.#writer.close();
   }
 
   /** What `agent` spent since `since` (ms). */

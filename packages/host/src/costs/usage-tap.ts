@@ -1,3 +1,5 @@
+import { wholeBody } from '../llm/buffered-response.js';
+
 /** The token counts a provider reported, or that were estimated when it reported none. */
 export interface TappedUsage {
   prompt: number;
@@ -79,7 +81,10 @@ export function tapUsage(
       } catch {}
     }
   };
-  if (!source) {
+  const whole = stream ? undefined : wholeBody(response);
+  if (!source || whole) {
+    // A whole answer already in memory: its usage is read now, and it goes on as it is.
+    if (whole && whole.length <= MAX_BODY_KEPT) kept = decoder.decode(whole);
     end();
     return response;
   }

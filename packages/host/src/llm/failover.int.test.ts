@@ -233,6 +233,53 @@ describe('failover with cooldowns', () => {
     expect(keysUsed().slice(-2).sort()).toEqual(['Bearer key-a', 'Bearer key-b']);
   });
 
+  it('runs embeddings through the same registry, key ring and cooldowns: a refused key set aside, a 5xx cooling the model down', async () => {
+    const llm = await startFakeLlm({
+      script: {
+        rules: [
+          { match: { model: 'embed' }, fail: { status: 401, message: 'invalid api key' }, times: 1 },
+          { match: { model: 'embed', last_message: 'boom' }, fail: { status: 503 } },
+        ],
+      },
+    });
+    const host = await startFeatureTestHost(
+      [llmFeature()],
+      {
+        llm: {
+          default_model: 'up/primary',
+          embedding_model: 'up/embed',
+          providers: {
+            up: { kind: 'openai-compatible', base_url: llm.url, api_keys: ['env:KEY_A', 'env:KEY_B'] },
+          },
+        },
+        agents: { a: {} },
+      },
+      { secrets: environmentSecrets({ KEY_A: 'key-a', KEY_B: 'key-b' }) },
+    );
+    opened.push({ host, llm });
+    const embed = (input: string) =>
+      host.app.inject({
+        method: 'POST',
+        url: '/v1/embeddings',
+        headers: host.agentAuth('a'),
+        payload: { input },
+      });
+    expect((await embed('hello')).statusCode).toBe(200);
+    expect(llm.requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer key-a',
+      'Bearer key-b',
+    ]);
+    const failed = await embed('boom');
+    expect(failed.statusCode).toBe(503);
+    expect(failed.json().error.code).toBe('LLM_PROVIDER_UNAVAILABLE');
+    const cooling = await embed('hello');
+    expect(cooling.statusCode).toBe(503);
+    expect(cooling.json().error.message).toContain('cooling down');
+    expect(llm.requests).toHaveLength(3);
+    await host.clock.advance(60_000);
+    expect((await embed('hello')).statusCode).toBe(200);
+  });
+
   it('rotates the fallbacks with round-robin', async () => {
     const mesh = await meshWith([{ match: { model: 'primary' }, fail: { status: 503 } }], 'round-robin');
     const answers: string[] = [];

@@ -200,6 +200,24 @@ describe('LLM proxy through the host', () => {
     expect(fakeLlm.requests).toHaveLength(0);
   });
 
+  it('answers 413 to a body over the size limit and 400 to one that is not JSON, calling no provider', async () => {
+    const huge = await post('/v1/chat/completions', {
+      model: 'default',
+      messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }],
+    });
+    expect(huge.status).toBe(413);
+    const { error } = (await huge.json()) as ErrorBody;
+    expect(error.message).toMatch(/too large|limit/i);
+    const garbled = await fetch(`${hostUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${agentToken}` },
+      body: '{"model": "default", "messages": [',
+    });
+    expect(garbled.status).toBe(400);
+    expect(((await garbled.json()) as ErrorBody).error.code).toBe('REQUEST_INVALID');
+    expect(fakeLlm.requests).toHaveLength(0);
+  });
+
   it('forwards embeddings to the configured embedding model', async () => {
     const response = await post('/v1/embeddings', { input: 'hello' });
     expect(response.status).toBe(200);

@@ -2,13 +2,17 @@ import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
+import { fromAnthropicResponse } from './anthropic/index.js';
+import { bufferedResponse } from './buffered-response.js';
 import { KeyRing } from './key-ring.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
 import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
+import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
+import { withCompletionLog } from './with-completion-log.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
 export const UPSTREAM_HEADERS_TIMEOUT_MS = 120_000;
@@ -77,7 +81,8 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
   const fetchUpstream = options.fetch ?? fetch;
   const headersTimeoutMs = options.headersTimeoutMs ?? UPSTREAM_HEADERS_TIMEOUT_MS;
   const log = options.logger.child({ component: 'llm-proxy' });
-  const keys = new KeyRing(options.clock ?? systemClock);
+  const clock = options.clock ?? systemClock;
+  const keys = new KeyRing(clock);
   const resolve = (model: string) =>
     resolveUpstreamModel(
       { ...options, pickKey: (provider, references) => keys.pick(provider, references) },
@@ -86,7 +91,10 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
 
   const forward: LlmProxy['forward'] = async (target, path, body, context) => {
     const started = performance.now();
-    const callLog = log.child({ agent: context.agent, provider: target.provider, model: target.model });
+    // Built when first needed: most calls log one line, at their end.
+    let child: Logger | undefined;
+    const callLog = () =>
+      (child ??= log.child({ agent: context.agent, provider: target.provider, model: target.model }));
     const elapsed = () => Math.round(performance.now() - started);
     const controller = new AbortController();
     const abortUpstream = () => controller.abort(context.signal?.reason);
@@ -99,20 +107,29 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
 
     let response: Response;
     try {
-      response = await fetchUpstream(`${target.baseUrl}${path}`, {
+      const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
+      response = await fetchUpstream(call.url, {
         method: 'POST',
-        headers: upstreamHeaders(target, body.stream === true),
-        body: JSON.stringify({ ...hygienic(target, path, body, callLog), model: target.upstreamModel }),
+        headers: call.headers,
+        body: call.body,
         signal: controller.signal,
+        // Never follow a redirect: it would cost a copy of the body, and could carry the key
+        // (x-api-key is not dropped across origins) somewhere it was not meant to go.
+        redirect: 'error',
       });
     } catch (error) {
+      if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
+        // The request could not be put into the provider's shape: nothing was sent.
+        release();
+        throw error;
+      }
       release();
       if (context.signal?.aborted) {
-        callLog.info({ ms: elapsed() }, 'llm call aborted by client');
+        callLog().info({ ms: elapsed() }, 'llm call aborted by client');
         throw new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'the client went away', { cause: error });
       }
       const failure = unreachable(target, controller.signal.reason ?? error);
-      callLog.warn(
+      callLog().warn(
         { status: null, ms: elapsed(), code: failure.code, err: failure.message },
         'llm call failed',
       );
@@ -124,30 +141,60 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     if (!response.ok) {
       release();
       const failure = await upstreamFailure(target, response);
-      callLog.warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+      callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
     }
+    if (target.kind === 'anthropic') {
+      try {
+        response = await fromAnthropicResponse(response, {
+          stream: body.stream === true,
+          includeUsage:
+            (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
+          model: target.upstreamModel,
+          now: clock.now(),
+        });
+      } catch (error) {
+        release();
+        callLog().warn({ status: response.status, ms: elapsed(), err: String(error) }, 'llm call failed');
+        throw error;
+      }
+    }
     const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+    if (!streaming) {
+      // A whole answer is small: read before the client gets a byte, so a body that breaks off can
+      // still fail over, and the routes send it without stream plumbing.
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await response.arrayBuffer());
+      } catch (error) {
+        const failure = unreachable(target, error);
+        callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+        throw failure;
+      } finally {
+        release();
+      }
+      if (log.isLevelEnabled('info')) callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
+      return bufferedResponse(bytes, response);
+    }
     return withCompletionLog(
       response,
       () => {
         release();
-        callLog.info({ status: response.status, ms: elapsed() }, 'llm call');
+        if (log.isLevelEnabled('info'))
+          callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
       },
-      streaming
-        ? (error) => {
-            callLog.warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
-            // Past the first byte there is no failing over: the client learns of it as an SSE error
-            // event (OpenAI clients raise it), not as a stream that silently stops.
-            return `event: error\ndata: ${JSON.stringify({
-              error: {
-                code: 'LLM_PROVIDER_UNAVAILABLE',
-                message: `provider "${target.provider}" broke off the stream: ${error instanceof Error ? error.message : String(error)}`,
-                retryable: true,
-              },
-            })}\n\n`;
-          }
-        : undefined,
+      (error) => {
+        callLog().warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
+        // Past the first byte there is no failing over: the client learns of it as an SSE error
+        // event (OpenAI clients raise it), not as a stream that silently stops.
+        return `event: error\ndata: ${JSON.stringify({
+          error: {
+            code: 'LLM_PROVIDER_UNAVAILABLE',
+            message: `provider "${target.provider}" broke off the stream: ${error instanceof Error ? error.message : String(error)}`,
+            retryable: true,
+          },
+        })}\n\n`;
+      },
     );
   };
 
@@ -160,11 +207,13 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       const start = rotation++ % others.length;
       others = [...others.slice(start), ...others.slice(0, start)];
     }
-    const decisions = log.child({ agent: context.agent, request: context.requestId });
+    // Built only when a decision is logged: most calls are answered by the first model.
+    let decisionLog: Logger | undefined;
+    const decisions = () => (decisionLog ??= log.child({ agent: context.agent, request: context.requestId }));
     let lastError: unknown;
     for (const model of [requested.model, ...others]) {
       if (!board.available(model)) {
-        decisions.info(
+        decisions().info(
           { model, until: new Date(board.cooldownUntil(model)).toISOString() },
           'failover: model cooling down, skipped',
         );
@@ -176,7 +225,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
           const response = await forward(target, path, body, context);
           board.succeeded(model);
           if (model !== requested.model)
-            decisions.warn({ requested: requested.model, model }, 'failover: answered by a fallback');
+            decisions().warn({ requested: requested.model, model }, 'failover: answered by a fallback');
           return { response, target };
         } catch (error) {
           if (context.signal?.aborted) throw error;
@@ -185,7 +234,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
           const references = options.config.llm.providers[target.provider]?.api_keys ?? [];
           if (failure === 'auth' && target.keyRef && references.length > 1) {
             keys.setAside(target.keyRef);
-            decisions.warn({ model, key: target.keyRef }, 'failover: key refused, set aside for an hour');
+            decisions().warn({ model, key: target.keyRef }, 'failover: key refused, set aside for an hour');
             if (keys.live(references).length > 0) {
               target = resolve(model);
               continue;
@@ -195,7 +244,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
           const retryAfterMs = ((error as OpenLegionError).details as { retry_after_ms?: number } | undefined)
             ?.retry_after_ms;
           const cooldownMs = board.failed(model, failure, retryAfterMs);
-          decisions.warn(
+          decisions().warn(
             { model, failure, cooldown_ms: cooldownMs },
             'failover: model failed, trying the next',
           );
@@ -231,11 +280,11 @@ function hygienic(
   target: ResolvedModel,
   path: UpstreamPath,
   body: Record<string, unknown>,
-  log: Logger,
+  log: () => Logger,
 ): Record<string, unknown> {
   if (path !== '/chat/completions' || !Array.isArray(body.messages)) return body;
   const { messages, repairs } = cleanTranscript(body.messages, hygieneFamily(target));
-  if (repairs.length > 0) log.info({ repairs }, 'transcript repaired for the provider');
+  if (repairs.length > 0) log().info({ repairs }, 'transcript repaired for the provider');
   return { ...body, messages };
 }
 
@@ -261,63 +310,4 @@ function embeddingModel(config: MeshConfig, body: EmbeddingsBody): string {
     );
   }
   return model;
-}
-
-function upstreamHeaders(target: ResolvedModel, stream: boolean): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-  };
-  if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  return headers;
-}
-
-/**
- * The same response, its body re-wrapped so `onSettled` runs once when the body has been read to
- * the end, failed or been cancelled. Chunks pass through one by one, unbuffered.
- */
-function withCompletionLog(
-  response: Response,
-  onSettled: () => void,
-  errorFrame?: (error: unknown) => string,
-): Response {
-  const source = response.body;
-  if (!source) {
-    onSettled();
-    return response;
-  }
-  let settled = false;
-  const settle = () => {
-    if (settled) return;
-    settled = true;
-    onSettled();
-  };
-  const reader = source.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          settle();
-          controller.close();
-          return;
-        }
-        controller.enqueue(value);
-      } catch (error) {
-        settle();
-        if (!errorFrame) return controller.error(error);
-        controller.enqueue(new TextEncoder().encode(errorFrame(error)));
-        controller.close();
-      }
-    },
-    async cancel(reason) {
-      settle();
-      await reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { wholeBody } from '../llm/buffered-response.js';
 
 /**
  * Send an upstream response's status and body through unbuffered. Only the content type is copied:
@@ -10,5 +11,7 @@ export function sendUpstream(reply: FastifyReply, upstream: Response): FastifyRe
   if (contentType.startsWith('text/event-stream')) {
     reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
   }
+  const whole = wholeBody(upstream);
+  if (whole) return reply.send(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength));
   return reply.send(upstream.body ?? '');
 }

@@ -33,6 +33,7 @@ export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** Everything needed to answer one chat completion, in stream or non-stream form. */
@@ -93,6 +94,9 @@ export function planCompletion(
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
+      ...(reply.usage?.cached_tokens !== undefined
+        ? { prompt_tokens_details: { cached_tokens: reply.usage.cached_tokens } }
+        : {}),
     },
     delayMs: reply.delay_ms ?? 0,
     chunkDelayMs: reply.chunk_delay_ms ?? 0,

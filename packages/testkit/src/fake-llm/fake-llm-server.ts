@@ -1,12 +1,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { respondWithFailure } from './chat-completion-responder.js';
 import { type ChatScriptState, handleChatCompletions } from './chat-completions-route.js';
 import { toEmbeddingsResponse } from './embeddings.js';
 import { sendJson, sendOpenAiError } from './openai-error.js';
-import { describeRequestError, embeddingsRequestSchema } from './openai-request.js';
+import { describeRequestError, type EmbeddingsRequest, embeddingsRequestSchema } from './openai-request.js';
 import type { RecordedRequest } from './recorded-request.js';
 import { readJsonBody } from './request-body.js';
-import { type FakeLlmScript, type FakeLlmScriptInput, parseFakeLlmScript } from './script.js';
+import { matchesRequest } from './rule-matcher.js';
+import {
+  type FakeLlmFail,
+  type FakeLlmScript,
+  type FakeLlmScriptInput,
+  parseFakeLlmScript,
+} from './script.js';
 
 /** Options of {@link startFakeLlm}. */
 export interface FakeLlmOptions {
@@ -42,7 +49,7 @@ function formatUrl(host: string, port: number): string {
 function createRoutes(state: ChatScriptState): Record<string, Route> {
   return {
     'POST /v1/chat/completions': (res, record, signal) => handleChatCompletions(res, record, state, signal),
-    'POST /v1/embeddings': (res, record) => {
+    'POST /v1/embeddings': (res, record, signal) => {
       const parsed = embeddingsRequestSchema.safeParse(record.body);
       if (!parsed.success) {
         sendOpenAiError(res, 400, {
@@ -51,6 +58,8 @@ function createRoutes(state: ChatScriptState): Record<string, Route> {
         });
         return;
       }
+      const failing = failRuleFor(state, parsed.data);
+      if (failing) return respondWithFailure(res, failing, signal);
       sendJson(res, 200, toEmbeddingsResponse(parsed.data));
     },
     'GET /v1/models': (res) => {
@@ -59,6 +68,25 @@ function createRoutes(state: ChatScriptState): Record<string, Route> {
       sendJson(res, 200, { object: 'list', data });
     },
   };
+}
+
+/**
+ * The scripted failure for an embeddings call: the first rule with a `fail` status that matches
+ * the input read as the last message (its use counted), else undefined.
+ */
+function failRuleFor(state: ChatScriptState, request: EmbeddingsRequest): FakeLlmFail | undefined {
+  const text = Array.isArray(request.input) ? request.input.map(String).join('\n') : request.input;
+  const view = { model: request.model, messages: [{ role: 'user', content: text }] };
+  const index = state.script.rules.findIndex(
+    (rule, i) =>
+      rule.fail?.status !== undefined &&
+      (rule.times === undefined || (state.ruleUses[i] ?? 0) < rule.times) &&
+      matchesRequest(rule.match, view),
+  );
+  const rule = state.script.rules[index];
+  if (!rule) return undefined;
+  state.ruleUses[index] = (state.ruleUses[index] ?? 0) + 1;
+  return rule.fail;
 }
 
 /**

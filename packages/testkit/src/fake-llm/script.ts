@@ -34,6 +34,8 @@ const toolCallSchema = z.strictObject({
 const usageSchema = z.strictObject({
   prompt_tokens: z.number().int().nonnegative().optional(),
   completion_tokens: z.number().int().nonnegative().optional(),
+  /** Prompt tokens read from the provider's prompt cache (part of prompt_tokens). */
+  cached_tokens: z.number().int().nonnegative().optional(),
 });
 
 const replySchema = z

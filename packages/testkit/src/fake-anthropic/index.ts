@@ -1,0 +1,5 @@
+export {
+  type FakeAnthropic,
+  type FakeAnthropicOptions,
+  startFakeAnthropic,
+} from './fake-anthropic-server.js';
