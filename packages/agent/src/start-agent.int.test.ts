@@ -52,9 +52,12 @@ describe('startAgent wiring', () => {
     return logLines;
   };
 
-  it('warns at start-up, naming the mesh.yaml tool names it does not have', async () => {
+  it('warns right after start-up, naming the mesh.yaml tool names it does not have', async () => {
     const lines = await start(['memory_search', 'raed_file']);
-    expect(lines.join('')).toContain('mesh.yaml tools names tools this agent does not have: raed_file');
+    // The runtime (tools, loop) loads just after the agent reports ready, without waiting for a turn.
+    await expect
+      .poll(() => lines.join(''), { timeout: 5_000 })
+      .toContain('mesh.yaml tools names tools this agent does not have: raed_file');
   });
 
   it('keeps a workspace file the user changed when it starts again', async () => {

@@ -5,14 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { AgentEnv } from './agent-env.js';
+import type { AgentRuntime } from './agent-runtime.js';
 import { createAgentServer, type ReadyAgent } from './agent-server.js';
-import { type ClosableContextManager, createContextManager } from './context/create-context-manager.js';
 import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
-import { createAgentLoop } from './loop/agent-loop.js';
-import { type AgentTools, createAgentTools } from './tool-registry/agent-tools.js';
-import { selectTools } from './tool-registry/tool-profiles.js';
+import { deferredLoop } from './loop/deferred-loop.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 
 /** A started agent: listening, known to the host, ready for chats. */
@@ -53,12 +51,10 @@ export async function startAgent(options: {
     }));
   let readyAgent: ReadyAgent | undefined;
   const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory, workspace });
-  let agentTools: AgentTools | undefined;
-  let context: ClosableContextManager | undefined;
+  let runtime: Promise<AgentRuntime> | undefined;
   const close = async () => {
     await app.close();
-    await agentTools?.close();
-    context?.close();
+    await (await runtime?.catch(() => undefined))?.close();
     store.close();
     memoryEngine?.close();
   };
@@ -71,40 +67,32 @@ export async function startAgent(options: {
     const self = await host.getSelf();
     let llmClient: Promise<OpenAI> | undefined;
     const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
-    agentTools = createAgentTools({
-      memory,
-      mesh: { meshUrl: env.MESH_URL, token: env.MESH_TOKEN },
-      browser: self.browser,
-      dataDir: env.AGENT_DATA_DIR,
-    });
-    const { tools, unknown } = selectTools(self.tools, agentTools.tools);
-    context = createContextManager({
-      llm,
-      memory,
-      workspaceDir: workspace,
-      database: join(env.AGENT_DATA_DIR, 'agent.db'),
-      settings: self.context,
-      logger,
-    });
-    if (unknown.length > 0) {
-      logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
-    }
-    const loop = createAgentLoop({
-      self,
-      store,
-      llm,
-      contextManager: context,
-      tools,
-      workspace,
-      logger,
-      ...(options.tuning?.llmRetryDelaysMs ? { retryDelaysMs: options.tuning.llmRetryDelaysMs } : {}),
-    });
+    // The loop, its tools and the context manager are a separate chunk of the bundle, loaded
+    // after the agent reports ready (or by the first turn): a fleet starting at once on a few
+    // cores should not wait to compile code no turn has needed yet.
+    const loadRuntime = () =>
+      (runtime ??= import('./agent-runtime.js').then(({ createAgentRuntime }) =>
+        createAgentRuntime({
+          self,
+          store,
+          llm,
+          memory,
+          meshUrl: env.MESH_URL,
+          token: env.MESH_TOKEN,
+          dataDir: env.AGENT_DATA_DIR,
+          workspace,
+          logger,
+          ...(options.tuning?.llmRetryDelaysMs ? { retryDelaysMs: options.tuning.llmRetryDelaysMs } : {}),
+        }),
+      ));
+    const loop = deferredLoop(loadRuntime);
     readyAgent = { self, loop };
     const url = `http://${urlHost(env.AGENT_HOST)}:${port}`;
     // A wildcard address means nothing to the host, which then uses what it knows (container name).
     await host.reportReady(isWildcard(env.AGENT_HOST) ? { version } : { url, version });
-    // Load the SDK now, off the startup path; a failure here surfaces again at the first chat.
+    // Load the SDK and the runtime now, off the startup path; a failure surfaces again at the first turn.
     llm().catch((error: unknown) => logger.error({ err: error }, 'llm client failed to load'));
+    loadRuntime().catch((error: unknown) => logger.error({ err: error }, 'agent runtime failed to load'));
     logger.info({ model: self.model, url, startup_ms: Math.round(process.uptime() * 1000) }, 'agent ready');
     return { app, url, close };
   } catch (error) {

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import type { MemoryEngine } from '@openlegion/memory';
+import type { AgentSelf } from '@openlegion/protocol';
+import type OpenAI from 'openai';
+import type { Logger } from 'pino';
+import { createContextManager } from './context/create-context-manager.js';
+import type { ConversationStore } from './conversation-store.js';
+import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
+import { createAgentTools } from './tool-registry/agent-tools.js';
+import { selectTools } from './tool-registry/tool-profiles.js';
+
+/** What answers turns: the loop with its tools and context manager, and what they hold open. */
+export interface AgentRuntime {
+  loop: AgentLoop;
+  /** Kill background processes, close the browser and the context database. */
+  close(): Promise<void>;
+}
+
+export interface AgentRuntimeDeps {
+  self: AgentSelf;
+  store: ConversationStore;
+  llm: () => Promise<OpenAI>;
+  memory: () => MemoryEngine;
+  meshUrl: string;
+  token: string;
+  dataDir: string;
+  workspace: string;
+  logger: Logger;
+  retryDelaysMs?: readonly number[];
+}
+
+/**
+ * The tools (mesh.yaml `tools` applied), the context manager and the loop. Built once, on first
+ * need or right after the agent reports ready: a fleet's start-up should not wait for this code.
+ */
+export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
+  const { self, logger } = deps;
+  const agentTools = createAgentTools({
+    memory: deps.memory,
+    mesh: { meshUrl: deps.meshUrl, token: deps.token },
+    browser: self.browser,
+    dataDir: deps.dataDir,
+  });
+  const { tools, unknown } = selectTools(self.tools, agentTools.tools);
+  if (unknown.length > 0) {
+    logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
+  }
+  const context = createContextManager({
+    llm: deps.llm,
+    memory: deps.memory,
+    workspaceDir: deps.workspace,
+    database: join(deps.dataDir, 'agent.db'),
+    settings: self.context,
+    logger,
+  });
+  const loop = createAgentLoop({
+    self,
+    store: deps.store,
+    llm: deps.llm,
+    contextManager: context,
+    tools,
+    workspace: deps.workspace,
+    logger,
+    ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
+  });
+  return {
+    loop,
+    async close() {
+      await agentTools.close();
+      context.close();
+    },
+  };
+}
