@@ -6,12 +6,12 @@ const wholeBodies = new WeakMap<Response, Uint8Array>();
  * byte goes to the client). Its `body` reads as usual; {@link wholeBody} gives the bytes to those
  * that know, so they skip the stream machinery.
  */
-export function bufferedResponse(bytes: Uint8Array, from: Response): Response {
-  const response = new Response(bytes, {
-    status: from.status,
-    statusText: from.statusText,
-    headers: from.headers,
-  });
+export function bufferedResponse(
+  bytes: Uint8Array,
+  status: number,
+  headers: Record<string, string>,
+): Response {
+  const response = new Response(bytes, { status, headers });
   wholeBodies.set(response, bytes);
   return response;
 }

@@ -12,7 +12,8 @@ import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
 import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
-import { withCompletionLog } from './with-completion-log.js';
+import { createUpstreamAgent, headerOf, requestUpstream, type UpstreamAnswer } from './upstream-request.js';
+import { type StreamSource, withCompletionLog } from './with-completion-log.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
 export const UPSTREAM_HEADERS_TIMEOUT_MS = 120_000;
@@ -31,7 +32,6 @@ export interface LlmProxyOptions {
   config: MeshConfig;
   /** Where provider keys (`vault:NAME`, `env:NAME`) are looked up. */
   secrets: SecretSource;
-  fetch?: typeof fetch;
   logger: Logger;
   baseUrlOverrides?: Record<string, string>;
   headersTimeoutMs?: number;
@@ -74,12 +74,14 @@ export interface LlmProxy {
   /** The model an embeddings request names, else `llm.embedding_model`; LLM_MODEL_INVALID when neither. */
   embeddingModel(body: EmbeddingsBody): string;
   listModels(): ModelList;
+  /** Close the kept-alive connections to the providers (the host is stopping). */
+  close(): Promise<void>;
 }
 
 /** Build the LLM proxy for one mesh config. */
 export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
-  const fetchUpstream = options.fetch ?? fetch;
   const headersTimeoutMs = options.headersTimeoutMs ?? UPSTREAM_HEADERS_TIMEOUT_MS;
+  const agent = createUpstreamAgent(headersTimeoutMs);
   const log = options.logger.child({ component: 'llm-proxy' });
   const clock = options.clock ?? systemClock;
   const keys = new KeyRing(clock);
@@ -105,25 +107,16 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     );
     const release = () => context.signal?.removeEventListener('abort', abortUpstream);
 
-    let response: Response;
+    let answer: UpstreamAnswer;
     try {
       const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
-      response = await fetchUpstream(call.url, {
-        method: 'POST',
-        headers: call.headers,
-        body: call.body,
-        signal: controller.signal,
-        // Never follow a redirect: it would cost a copy of the body, and could carry the key
-        // (x-api-key is not dropped across origins) somewhere it was not meant to go.
-        redirect: 'error',
-      });
+      answer = await requestUpstream(agent, call, controller.signal);
     } catch (error) {
+      release();
       if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
         // The request could not be put into the provider's shape: nothing was sent.
-        release();
         throw error;
       }
-      release();
       if (context.signal?.aborted) {
         callLog().info({ ms: elapsed() }, 'llm call aborted by client');
         throw new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'the client went away', { cause: error });
@@ -138,50 +131,78 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       clearTimeout(timer);
     }
 
-    if (!response.ok) {
+    const status = answer.statusCode;
+    if (status >= 300 && status < 400) {
+      // Never follow a redirect: it would cost a copy of the body, and could carry the key
+      // somewhere it was not meant to go. The provider counts as unreachable (it fails over).
       release();
-      const failure = await upstreamFailure(target, response);
-      callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+      answer.body.destroy();
+      const failure = unreachable(target, new Error(`it answered ${status}, a redirect (not followed)`));
+      callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
     }
+    if (status >= 400) {
+      const failure = await upstreamFailure(target, {
+        status,
+        statusText: answer.statusText,
+        retryAfter: headerOf(answer.headers, 'retry-after'),
+        text: () => answer.body.text(),
+      });
+      release();
+      callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
+      throw failure;
+    }
+    let source: StreamSource;
+    let contentType: string;
     if (target.kind === 'anthropic') {
       try {
-        response = await fromAnthropicResponse(response, {
-          stream: body.stream === true,
-          includeUsage:
-            (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
-          model: target.upstreamModel,
-          now: clock.now(),
-        });
+        const translated = await fromAnthropicResponse(
+          { json: () => answer.body.json(), body: answer.body },
+          {
+            stream: body.stream === true,
+            includeUsage:
+              (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
+            model: target.upstreamModel,
+            now: clock.now(),
+          },
+        );
+        contentType = translated.headers.get('content-type') ?? '';
+        source = {
+          status: translated.status,
+          headers: { 'content-type': contentType },
+          body: translated.body,
+        };
       } catch (error) {
         release();
-        callLog().warn({ status: response.status, ms: elapsed(), err: String(error) }, 'llm call failed');
+        answer.body.destroy();
+        callLog().warn({ status, ms: elapsed(), err: String(error) }, 'llm call failed');
         throw error;
       }
+    } else {
+      contentType = headerOf(answer.headers, 'content-type') ?? 'application/json';
+      source = { status, headers: { 'content-type': contentType }, body: answer.body };
     }
-    const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
-    if (!streaming) {
+    if (!contentType.startsWith('text/event-stream')) {
       // A whole answer is small: read before the client gets a byte, so a body that breaks off can
       // still fail over, and the routes send it without stream plumbing.
       let bytes: Uint8Array;
       try {
-        bytes = new Uint8Array(await response.arrayBuffer());
+        bytes = await readWhole(source.body);
       } catch (error) {
         const failure = unreachable(target, error);
-        callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+        callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
         throw failure;
       } finally {
         release();
       }
-      if (log.isLevelEnabled('info')) callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
-      return bufferedResponse(bytes, response);
+      if (log.isLevelEnabled('info')) callLog().info({ status, ms: elapsed() }, 'llm call');
+      return bufferedResponse(bytes, source.status, source.headers);
     }
     return withCompletionLog(
-      response,
+      source,
       () => {
         release();
-        if (log.isLevelEnabled('info'))
-          callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
+        if (log.isLevelEnabled('info')) callLog().info({ status, ms: elapsed() }, 'llm call');
       },
       (error) => {
         callLog().warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
@@ -272,6 +293,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       forward(resolve(embeddingModel(options.config, body)), '/embeddings', body, context),
     embeddingModel: (body) => embeddingModel(options.config, body),
     listModels: () => listConfiguredModels(options.config),
+    close: () => agent.close(),
   };
 }
 
@@ -286,6 +308,14 @@ function hygienic(
   const { messages, repairs } = cleanTranscript(body.messages, hygieneFamily(target));
   if (repairs.length > 0) log().info({ repairs }, 'transcript repaired for the provider');
   return { ...body, messages };
+}
+
+/** A non-stream body's bytes, read to its end. */
+async function readWhole(body: StreamSource['body']): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
 }
 
 /** Every model mesh.yaml names: the default, the tiers, the fallbacks, the embedding model. */

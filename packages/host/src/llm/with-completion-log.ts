@@ -1,16 +1,24 @@
+/** A streamed answer about to be handed on: a fetch Response, or undici's status and body. */
+export interface StreamSource {
+  status: number;
+  headers: Record<string, string>;
+  /** A web ReadableStream or a Node stream (undici's body): both are async-iterable. */
+  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
+}
+
 /**
- * The same response, its body re-wrapped so `onSettled` runs once when the body has been read to
- * the end, failed or been cancelled. Chunks pass through one by one, unbuffered.
+ * A response of `source`'s status, headers and body, so `onSettled` runs once when the body has
+ * been read to the end, failed or been cancelled. Chunks pass through one by one, unbuffered; a
+ * cancel (the client left) ends the source, which for undici's body aborts the upstream call.
  */
 export function withCompletionLog(
-  response: Response,
+  source: StreamSource,
   onSettled: () => void,
   errorFrame?: (error: unknown) => string,
 ): Response {
-  const source = response.body;
-  if (!source) {
+  if (!source.body) {
     onSettled();
-    return response;
+    return new Response(null, { status: source.status, headers: source.headers });
   }
   let settled = false;
   const settle = () => {
@@ -18,11 +26,11 @@ export function withCompletionLog(
     settled = true;
     onSettled();
   };
-  const reader = source.getReader();
+  const chunks = (source.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done, value } = await reader.read();
+        const { done, value } = await chunks.next();
         if (done) {
           settle();
           controller.close();
@@ -36,14 +44,10 @@ export function withCompletionLog(
         controller.close();
       }
     },
-    async cancel(reason) {
+    async cancel() {
       settle();
-      await reader.cancel(reason);
+      await chunks.return?.();
     },
   });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return new Response(body, { status: source.status, headers: source.headers });
 }

@@ -3,7 +3,7 @@ import { wholeBody } from '../llm/buffered-response.js';
 
 /**
  * Send an upstream response's status and body through unbuffered. Only the content type is copied:
- * fetch has already decoded any content-encoding, and hop-by-hop headers are not ours to forward.
+ * the proxy asks providers for no content-encoding, and hop-by-hop headers are not ours to forward.
  */
 export function sendUpstream(reply: FastifyReply, upstream: Response): FastifyReply {
   const contentType = upstream.headers.get('content-type') ?? 'application/json';

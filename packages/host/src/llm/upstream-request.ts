@@ -1,0 +1,51 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, type Dispatcher, request } from 'undici';
+
+/** How long opening a connection to a provider may take (undici's default, made explicit). */
+export const UPSTREAM_CONNECT_TIMEOUT_MS = 10_000;
+
+/** A provider's answer: status and headers read, body not yet (a Node stream of its bytes). */
+export type UpstreamAnswer = Dispatcher.ResponseData;
+
+/** One POST to a provider, already in the provider's shape. */
+export interface UpstreamCallSpec {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The connections to the providers: one keep-alive pool per origin, shared by every call. Calls go
+ * through undici's `request` rather than `fetch`: no WHATWG Request/Headers/stream objects per
+ * call, which were most of the proxy's own CPU time per call. `request` follows no redirect (it has
+ * no redirect handling unless asked); the caller turns a 3xx into a failure.
+ */
+export function createUpstreamAgent(headersTimeoutMs: number): Agent {
+  return new Agent({
+    connect: { timeout: UPSTREAM_CONNECT_TIMEOUT_MS },
+    // The caller's own timer aborts a call without headers; this is only a backstop.
+    headersTimeout: headersTimeoutMs,
+  });
+}
+
+/** POST `call` through `agent`; rejects when the provider cannot be reached or `signal` aborts. */
+export function requestUpstream(
+  agent: Agent,
+  call: UpstreamCallSpec,
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
+  return request(call.url, {
+    method: 'POST',
+    headers: call.headers,
+    body: call.body,
+    signal,
+    dispatcher: agent,
+  });
+}
+
+/** One header's value (the first, when a provider repeats it); null when absent. */
+export function headerOf(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
