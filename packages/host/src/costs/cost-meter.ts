@@ -1,4 +1,5 @@
 import type { MeshConfig } from '@openlegion/protocol';
+import type { LlmAnswer } from '../llm/llm-answer.js';
 import type { BudgetGate } from './budget-gate.js';
 import { costOf, DEFAULT_MAX_OUTPUT_TOKENS, priceOf } from './prices.js';
 import type { UsageLog, UsageRecord } from './usage-log.js';
@@ -23,7 +24,7 @@ export interface Charge {
    * Read the answer's usage as it passes; record the real cost and release the reservation at its
    * end. `model`: the model that answered, when a fallback did.
    */
-  tap(response: Response, stream: boolean, model?: string): Response;
+  tap(answer: LlmAnswer, stream: boolean, model?: string): LlmAnswer;
 }
 
 export interface CostMeterDeps {
@@ -81,8 +82,8 @@ export class CostMeter {
     };
     return {
       release,
-      tap: (response, stream, answeredBy = request.model) =>
-        tapUsage(response, stream, prompt, (usage) => {
+      tap: (answer, stream, answeredBy = request.model) =>
+        tapUsage(answer, stream, prompt, (usage) => {
           const answeredPrice = answeredBy === request.model ? price : priceOf(config, answeredBy);
           const record: UsageRecord = {
             at: this.#deps.now(),

@@ -3,8 +3,8 @@ import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@ope
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
 import { fromAnthropicResponse } from './anthropic/index.js';
-import { bufferedResponse } from './buffered-response.js';
 import { KeyRing } from './key-ring.js';
+import { isEventStream, type LlmAnswer } from './llm-answer.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
@@ -13,7 +13,7 @@ import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
 import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
 import { createUpstreamAgent, headerOf, requestUpstream, type UpstreamAnswer } from './upstream-request.js';
-import { type StreamSource, withCompletionLog } from './with-completion-log.js';
+import { type ChunkSource, withCompletionLog } from './with-completion-log.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
 export const UPSTREAM_HEADERS_TIMEOUT_MS = 120_000;
@@ -47,7 +47,7 @@ export interface LlmProxy {
   resolve(model: string): ResolvedModel;
   /**
    * POST `body` (with `model` replaced by the upstream name) to one resolved model. Resolves to the
-   * provider's OK response, its body unread (SSE bytes pass through as they arrive); rejects with
+   * provider's OK answer: a whole body read, or an SSE stream whose bytes pass through as they arrive; rejects with
    * LLM_PROVIDER_UNAVAILABLE (a ProviderUnavailableError) or LLM_PROVIDER_ERROR.
    */
   forward(
@@ -55,7 +55,7 @@ export interface LlmProxy {
     path: UpstreamPath,
     body: Record<string, unknown>,
     context: LlmCallContext,
-  ): Promise<Response>;
+  ): Promise<LlmAnswer>;
   /**
    * Forward to `requested`, or — when it is cooling down or fails with a billing, key, rate-limit or
    * server error before answering — to the next of `llm.fallbacks` (in order, or rotating with
@@ -66,11 +66,11 @@ export interface LlmProxy {
     path: UpstreamPath,
     body: Record<string, unknown>,
     context: LlmCallContext,
-  ): Promise<{ response: Response; target: ResolvedModel }>;
+  ): Promise<{ response: LlmAnswer; target: ResolvedModel }>;
   /** Each configured model's state (cooldowns). */
   health(): ModelState[];
-  forwardChatCompletion(body: ChatCompletionBody, context: LlmCallContext): Promise<Response>;
-  forwardEmbeddings(body: EmbeddingsBody, context: LlmCallContext): Promise<Response>;
+  forwardChatCompletion(body: ChatCompletionBody, context: LlmCallContext): Promise<LlmAnswer>;
+  forwardEmbeddings(body: EmbeddingsBody, context: LlmCallContext): Promise<LlmAnswer>;
   /** The model an embeddings request names, else `llm.embedding_model`; LLM_MODEL_INVALID when neither. */
   embeddingModel(body: EmbeddingsBody): string;
   listModels(): ModelList;
@@ -152,7 +152,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
     }
-    let source: StreamSource;
+    let source: ChunkSource | null;
     let contentType: string;
     if (target.kind === 'anthropic') {
       try {
@@ -166,12 +166,8 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
             now: clock.now(),
           },
         );
-        contentType = translated.headers.get('content-type') ?? '';
-        source = {
-          status: translated.status,
-          headers: { 'content-type': contentType },
-          body: translated.body,
-        };
+        contentType = translated.headers.get('content-type') ?? 'application/json';
+        source = translated.body;
       } catch (error) {
         release();
         answer.body.destroy();
@@ -180,14 +176,14 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       }
     } else {
       contentType = headerOf(answer.headers, 'content-type') ?? 'application/json';
-      source = { status, headers: { 'content-type': contentType }, body: answer.body };
+      source = answer.body;
     }
-    if (!contentType.startsWith('text/event-stream')) {
+    if (!isEventStream(contentType) || !source) {
       // A whole answer is small: read before the client gets a byte, so a body that breaks off can
       // still fail over, and the routes send it without stream plumbing.
       let bytes: Uint8Array;
       try {
-        bytes = await readWhole(source.body);
+        bytes = await readWhole(source);
       } catch (error) {
         const failure = unreachable(target, error);
         callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
@@ -196,9 +192,9 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         release();
       }
       if (log.isLevelEnabled('info')) callLog().info({ status, ms: elapsed() }, 'llm call');
-      return bufferedResponse(bytes, source.status, source.headers);
+      return { status, contentType, body: bytes };
     }
-    return withCompletionLog(
+    const stream = withCompletionLog(
       source,
       () => {
         release();
@@ -217,6 +213,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         })}\n\n`;
       },
     );
+    return { status, contentType, body: stream };
   };
 
   const board = new ModelHealthBoard(options.clock ?? systemClock);
@@ -311,7 +308,7 @@ function hygienic(
 }
 
 /** A non-stream body's bytes, read to its end. */
-async function readWhole(body: StreamSource['body']): Promise<Uint8Array> {
+async function readWhole(body: ChunkSource | null): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);

@@ -3,8 +3,8 @@ import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CostMeter } from '../costs/index.js';
 import { abortOnClientClose } from '../server/client-abort.js';
-import { sendUpstream } from '../server/upstream-reply.js';
-import { chatCompletionBodySchema, embeddingsBodySchema, type LlmProxy } from './index.js';
+import { sendAnswer } from '../server/upstream-reply.js';
+import { chatCompletionBodySchema, embeddingsBodySchema, type LlmAnswer, type LlmProxy } from './index.js';
 import { requireModelAccess } from './model-access.js';
 
 /**
@@ -26,7 +26,7 @@ export function registerLlmRoutes(
     const target = llm.resolve(body.model);
     requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'chat', body });
-    let upstream: Response;
+    let upstream: LlmAnswer;
     let answered = target;
     try {
       ({ response: upstream, target: answered } = await llm.forwardWithFailover(
@@ -43,10 +43,7 @@ export function registerLlmRoutes(
       charge?.release();
       throw error;
     }
-    return sendUpstream(
-      reply,
-      charge ? charge.tap(upstream, body.stream === true, answered.model) : upstream,
-    );
+    return sendAnswer(reply, charge ? charge.tap(upstream, body.stream === true, answered.model) : upstream);
   });
 
   app.post('/v1/embeddings', { config: auth }, async (request, reply) => {
@@ -54,7 +51,7 @@ export function registerLlmRoutes(
     const target = llm.resolve(llm.embeddingModel(body));
     requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'embeddings', body });
-    let upstream: Response;
+    let upstream: LlmAnswer;
     let answered = target;
     try {
       ({ response: upstream, target: answered } = await llm.forwardWithFailover(target, '/embeddings', body, {
@@ -66,7 +63,7 @@ export function registerLlmRoutes(
       charge?.release();
       throw error;
     }
-    return sendUpstream(reply, charge ? charge.tap(upstream, false, answered.model) : upstream);
+    return sendAnswer(reply, charge ? charge.tap(upstream, false, answered.model) : upstream);
   });
 
   app.get('/v1/models', { config: auth }, async () => llm.listModels());

@@ -1,33 +1,25 @@
-/** A streamed answer about to be handed on: a fetch Response, or undici's status and body. */
-export interface StreamSource {
-  status: number;
-  headers: Record<string, string>;
-  /** A web ReadableStream or a Node stream (undici's body): both are async-iterable. */
-  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
-}
+/** A body being streamed: a web ReadableStream or a Node stream (undici's body); both async-iterable. */
+export type ChunkSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 /**
- * A response of `source`'s status, headers and body, so `onSettled` runs once when the body has
- * been read to the end, failed or been cancelled. Chunks pass through one by one, unbuffered; a
- * cancel (the client left) ends the source, which for undici's body aborts the upstream call.
+ * `source`'s chunks as a web stream, passed on one by one, unbuffered, so `onSettled` runs once
+ * when the body has been read to the end, failed or been cancelled. A cancel (the client left)
+ * ends the source, which for undici's body aborts the upstream call. With `errorFrame`, a source
+ * that fails ends the stream with that text rather than an error.
  */
 export function withCompletionLog(
-  source: StreamSource,
+  source: ChunkSource,
   onSettled: () => void,
   errorFrame?: (error: unknown) => string,
-): Response {
-  if (!source.body) {
-    onSettled();
-    return new Response(null, { status: source.status, headers: source.headers });
-  }
+): ReadableStream<Uint8Array> {
   let settled = false;
   const settle = () => {
     if (settled) return;
     settled = true;
     onSettled();
   };
-  const chunks = (source.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-  const body = new ReadableStream<Uint8Array>({
+  const chunks = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await chunks.next();
@@ -49,5 +41,4 @@ export function withCompletionLog(
       await chunks.return?.();
     },
   });
-  return new Response(body, { status: source.status, headers: source.headers });
 }
