@@ -3,6 +3,7 @@ import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@ope
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
 import { fromAnthropicResponse } from './anthropic/index.js';
+import { CallAbort, type CallSignal, onAbort } from './call-abort.js';
 import { KeyRing } from './key-ring.js';
 import { isEventStream, type LlmAnswer } from './llm-answer.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
@@ -23,7 +24,7 @@ export type UpstreamPath = '/chat/completions' | '/embeddings';
 /** Who is calling, and the signal that aborts the upstream call when the client goes away. */
 export interface LlmCallContext {
   agent: string;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** The host's request id, so each failover decision can be found in the log. */
   requestId?: string;
 }
@@ -74,7 +75,7 @@ export interface LlmProxy {
   /** The model an embeddings request names, else `llm.embedding_model`; LLM_MODEL_INVALID when neither. */
   embeddingModel(body: EmbeddingsBody): string;
   listModels(): ModelList;
-  /** Close the kept-alive connections to the providers (the host is stopping). */
+  /** Close the connections to the providers, cutting calls in flight (the host is stopping). */
   close(): Promise<void>;
 }
 
@@ -98,19 +99,22 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     const callLog = () =>
       (child ??= log.child({ agent: context.agent, provider: target.provider, model: target.model }));
     const elapsed = () => Math.round(performance.now() - started);
-    const controller = new AbortController();
-    const abortUpstream = () => controller.abort(context.signal?.reason);
-    context.signal?.addEventListener('abort', abortUpstream, { once: true });
+    const abort = new CallAbort();
+    // A client already gone sends no 'abort' any more: the call is not made at all.
+    if (context.signal?.aborted) abort.abort(context.signal.reason);
+    const stopListening = context.signal
+      ? onAbort(context.signal, () => abort.abort(context.signal?.reason))
+      : undefined;
     const timer = setTimeout(
-      () => controller.abort(new Error(`no response within ${headersTimeoutMs} ms`)),
+      () => abort.abort(new Error(`no response within ${headersTimeoutMs} ms`)),
       headersTimeoutMs,
     );
-    const release = () => context.signal?.removeEventListener('abort', abortUpstream);
+    const release = () => stopListening?.();
 
     let answer: UpstreamAnswer;
     try {
       const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
-      answer = await requestUpstream(agent, call, controller.signal);
+      answer = await requestUpstream(agent, call, abort);
     } catch (error) {
       release();
       if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
@@ -121,7 +125,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         callLog().info({ ms: elapsed() }, 'llm call aborted by client');
         throw new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'the client went away', { cause: error });
       }
-      const failure = unreachable(target, controller.signal.reason ?? error);
+      const failure = unreachable(target, abort.reason ?? error);
       callLog().warn(
         { status: null, ms: elapsed(), code: failure.code, err: failure.message },
         'llm call failed',
@@ -136,7 +140,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       // Never follow a redirect: it would cost a copy of the body, and could carry the key
       // somewhere it was not meant to go. The provider counts as unreachable (it fails over).
       release();
-      answer.body.destroy();
+      discard(answer);
       const failure = unreachable(target, new Error(`it answered ${status}, a redirect (not followed)`));
       callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
@@ -170,7 +174,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         source = translated.body;
       } catch (error) {
         release();
-        answer.body.destroy();
+        discard(answer);
         callLog().warn({ status, ms: elapsed(), err: String(error) }, 'llm call failed');
         throw error;
       }
@@ -183,7 +187,8 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       // still fail over, and the routes send it without stream plumbing.
       let bytes: Uint8Array;
       try {
-        bytes = await readWhole(source);
+        // undici's own reader is cheaper than iterating its stream.
+        bytes = source === answer.body ? await answer.body.bytes() : await readWhole(source);
       } catch (error) {
         const failure = unreachable(target, error);
         callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
@@ -290,7 +295,8 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       forward(resolve(embeddingModel(options.config, body)), '/embeddings', body, context),
     embeddingModel: (body) => embeddingModel(options.config, body),
     listModels: () => listConfiguredModels(options.config),
-    close: () => agent.close(),
+    // In-flight calls are cut: a stream may run for minutes, and the host is stopping.
+    close: () => agent.destroy(),
   };
 }
 
@@ -305,6 +311,12 @@ function hygienic(
   const { messages, repairs } = cleanTranscript(body.messages, hygieneFamily(target));
   if (repairs.length > 0) log().info({ repairs }, 'transcript repaired for the provider');
   return { ...body, messages };
+}
+
+/** Drop an answer's body unread. Its stream errors as it is destroyed: that error is expected, not thrown. */
+function discard(answer: UpstreamAnswer): void {
+  answer.body.on('error', () => {});
+  answer.body.destroy();
 }
 
 /** A non-stream body's bytes, read to its end. */

@@ -2,7 +2,7 @@ import { parseRequest } from '@openlegion/infra/http';
 import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CostMeter } from '../costs/index.js';
-import { abortOnClientClose } from '../server/client-abort.js';
+import { callAbortOnClientClose } from '../server/client-abort.js';
 import { sendAnswer } from '../server/upstream-reply.js';
 import { chatCompletionBodySchema, embeddingsBodySchema, type LlmAnswer, type LlmProxy } from './index.js';
 import { requireModelAccess } from './model-access.js';
@@ -35,7 +35,7 @@ export function registerLlmRoutes(
         body,
         {
           agent: callerName(request),
-          signal: abortOnClientClose(reply),
+          signal: callAbortOnClientClose(reply),
           requestId: request.id,
         },
       ));
@@ -56,7 +56,7 @@ export function registerLlmRoutes(
     try {
       ({ response: upstream, target: answered } = await llm.forwardWithFailover(target, '/embeddings', body, {
         agent: callerName(request),
-        signal: abortOnClientClose(reply),
+        signal: callAbortOnClientClose(reply),
         requestId: request.id,
       }));
     } catch (error) {

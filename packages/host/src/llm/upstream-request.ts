@@ -1,11 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 /** How long opening a connection to a provider may take (undici's default, made explicit). */
 export const UPSTREAM_CONNECT_TIMEOUT_MS = 10_000;
 
 /** A provider's answer: status and headers read, body not yet (a Node stream of its bytes). */
 export type UpstreamAnswer = Dispatcher.ResponseData;
+
+/** What aborts a call: an AbortSignal, or an emitter of 'abort' with `aborted` and `reason`. */
+export type UpstreamSignal = Dispatcher.RequestOptions['signal'];
 
 /** One POST to a provider, already in the provider's shape. */
 export interface UpstreamCallSpec {
@@ -28,18 +31,28 @@ export function createUpstreamAgent(headersTimeoutMs: number): Agent {
   });
 }
 
+/** Origin and path of each provider URL, split once (there are a few, fixed by mesh.yaml). */
+const splitUrls = new Map<string, { origin: string; path: string }>();
+
 /** POST `call` through `agent`; rejects when the provider cannot be reached or `signal` aborts. */
 export function requestUpstream(
   agent: Agent,
   call: UpstreamCallSpec,
-  signal: AbortSignal,
+  signal: UpstreamSignal,
 ): Promise<UpstreamAnswer> {
-  return request(call.url, {
+  let target = splitUrls.get(call.url);
+  if (!target) {
+    const url = new URL(call.url);
+    target = { origin: url.origin, path: `${url.pathname}${url.search}` };
+    if (splitUrls.size < 1_000) splitUrls.set(call.url, target);
+  }
+  return agent.request({
+    origin: target.origin,
+    path: target.path,
     method: 'POST',
     headers: call.headers,
     body: call.body,
     signal,
-    dispatcher: agent,
   });
 }
 
