@@ -15,6 +15,9 @@ interface OpenAiUsage {
   prompt_tokens_details?: { cached_tokens?: number };
 }
 
+/** Decodes whole bodies in one call each (no state between calls), so one serves them all. */
+const WHOLE_DECODER = new TextDecoder();
+
 /** Non-stream answers are small; past this the body is not kept for its usage (it is estimated). */
 const MAX_BODY_KEPT = 4 * 1024 * 1024;
 
@@ -35,7 +38,6 @@ export function tapUsage(
   let textChars = 0;
   let pending = '';
   let kept = '';
-  const decoder = new TextDecoder();
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -83,11 +85,12 @@ export function tapUsage(
   };
   if (source instanceof Uint8Array) {
     // A whole answer already in memory: its usage is read now, and it goes on as it is.
-    if (stream) scan(decoder.decode(source));
-    else if (source.length <= MAX_BODY_KEPT) kept = decoder.decode(source);
+    if (stream) scan(WHOLE_DECODER.decode(source));
+    else if (source.length <= MAX_BODY_KEPT) kept = WHOLE_DECODER.decode(source);
     end();
     return answer;
   }
+  const decoder = new TextDecoder();
   const reader = source.getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {

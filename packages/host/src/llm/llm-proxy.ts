@@ -86,11 +86,11 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
   const log = options.logger.child({ component: 'llm-proxy' });
   const clock = options.clock ?? systemClock;
   const keys = new KeyRing(clock);
-  const resolve = (model: string) =>
-    resolveUpstreamModel(
-      { ...options, pickKey: (provider, references) => keys.pick(provider, references) },
-      model,
-    );
+  const resolverOptions = {
+    ...options,
+    pickKey: (provider: string, references: readonly string[]) => keys.pick(provider, references),
+  };
+  const resolve = (model: string) => resolveUpstreamModel(resolverOptions, model);
 
   const forward: LlmProxy['forward'] = async (target, path, body, context) => {
     const started = performance.now();
