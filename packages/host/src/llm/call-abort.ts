@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 
 /**
  * An abort flag for one call, with the shape undici's `request` takes as its signal (an emitter
- * of 'abort' with `aborted` and `reason`). An AbortController costs an EventTarget per call, and
- * each proxied call needed two (the client leaving, the upstream attempt); this costs a plain
- * emitter.
+ * of 'abort' with `aborted` and `reason`), so it goes to the upstream call as it is. An
+ * AbortController costs an EventTarget per call, and adding and removing its listeners is slower
+ * than an emitter's.
  */
 export class CallAbort extends EventEmitter {
   aborted = false;
@@ -19,15 +19,5 @@ export class CallAbort extends EventEmitter {
   }
 }
 
-/** What a call can be aborted by: a CallAbort, or an AbortSignal (callers outside the routes). */
+/** What a call can be aborted by: a CallAbort, or an AbortSignal (callers outside the routes); undici takes both. */
 export type CallSignal = CallAbort | AbortSignal;
-
-/** Run `listener` once when `signal` aborts; the returned function stops listening. */
-export function onAbort(signal: CallSignal, listener: () => void): () => void {
-  if (signal instanceof CallAbort) {
-    signal.once('abort', listener);
-    return () => signal.removeListener('abort', listener);
-  }
-  signal.addEventListener('abort', listener, { once: true });
-  return () => signal.removeEventListener('abort', listener);
-}

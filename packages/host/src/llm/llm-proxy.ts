@@ -3,7 +3,7 @@ import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@ope
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
 import { fromAnthropicResponse } from './anthropic/index.js';
-import { CallAbort, type CallSignal, onAbort } from './call-abort.js';
+import type { CallSignal } from './call-abort.js';
 import { KeyRing } from './key-ring.js';
 import { isEventStream, type LlmAnswer } from './llm-answer.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
@@ -13,7 +13,13 @@ import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
 import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
-import { createUpstreamAgent, headerOf, requestUpstream, type UpstreamAnswer } from './upstream-request.js';
+import {
+  createUpstreamAgent,
+  headerOf,
+  requestUpstream,
+  UPSTREAM_CONNECT_TIMEOUT_MS,
+  type UpstreamAnswer,
+} from './upstream-request.js';
 import { type ChunkSource, withCompletionLog } from './with-completion-log.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
@@ -99,24 +105,13 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     const callLog = () =>
       (child ??= log.child({ agent: context.agent, provider: target.provider, model: target.model }));
     const elapsed = () => Math.round(performance.now() - started);
-    const abort = new CallAbort();
-    // A client already gone sends no 'abort' any more: the call is not made at all.
-    if (context.signal?.aborted) abort.abort(context.signal.reason);
-    const stopListening = context.signal
-      ? onAbort(context.signal, () => abort.abort(context.signal?.reason))
-      : undefined;
-    const timer = setTimeout(
-      () => abort.abort(new Error(`no response within ${headersTimeoutMs} ms`)),
-      headersTimeoutMs,
-    );
-    const release = () => stopListening?.();
-
+    // The client's own signal aborts the upstream call (undici drops its listener when the call
+    // ends); the connect and headers timeouts are the upstream agent's.
     let answer: UpstreamAnswer;
     try {
       const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
-      answer = await requestUpstream(agent, call, abort);
+      answer = await requestUpstream(agent, call, context.signal);
     } catch (error) {
-      release();
       if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
         // The request could not be put into the provider's shape: nothing was sent.
         throw error;
@@ -125,21 +120,18 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         callLog().info({ ms: elapsed() }, 'llm call aborted by client');
         throw new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'the client went away', { cause: error });
       }
-      const failure = unreachable(target, abort.reason ?? error);
+      const failure = unreachable(target, timeoutCause(error, headersTimeoutMs) ?? error);
       callLog().warn(
         { status: null, ms: elapsed(), code: failure.code, err: failure.message },
         'llm call failed',
       );
       throw failure;
-    } finally {
-      clearTimeout(timer);
     }
 
     const status = answer.statusCode;
     if (status >= 300 && status < 400) {
       // Never follow a redirect: it would cost a copy of the body, and could carry the key
       // somewhere it was not meant to go. The provider counts as unreachable (it fails over).
-      release();
       discard(answer);
       const failure = unreachable(target, new Error(`it answered ${status}, a redirect (not followed)`));
       callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
@@ -152,7 +144,6 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         retryAfter: headerOf(answer.headers, 'retry-after'),
         text: () => answer.body.text(),
       });
-      release();
       callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
     }
@@ -173,7 +164,6 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         contentType = translated.headers.get('content-type') ?? 'application/json';
         source = translated.body;
       } catch (error) {
-        release();
         discard(answer);
         callLog().warn({ status, ms: elapsed(), err: String(error) }, 'llm call failed');
         throw error;
@@ -193,8 +183,6 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         const failure = unreachable(target, error);
         callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
         throw failure;
-      } finally {
-        release();
       }
       if (log.isLevelEnabled('info')) callLog().info({ status, ms: elapsed() }, 'llm call');
       return { status, contentType, body: bytes };
@@ -202,7 +190,6 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     const stream = withCompletionLog(
       source,
       () => {
-        release();
         if (log.isLevelEnabled('info')) callLog().info({ status, ms: elapsed() }, 'llm call');
       },
       (error) => {
@@ -311,6 +298,15 @@ function hygienic(
   const { messages, repairs } = cleanTranscript(body.messages, hygieneFamily(target));
   if (repairs.length > 0) log().info({ repairs }, 'transcript repaired for the provider');
   return { ...body, messages };
+}
+
+/** The undici timeouts, worded for the agent; undefined for any other error. */
+function timeoutCause(error: unknown, headersTimeoutMs: number): Error | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new Error(`no response within ${headersTimeoutMs} ms`);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new Error(`no connection within ${UPSTREAM_CONNECT_TIMEOUT_MS} ms`);
+  return undefined;
 }
 
 /** Drop an answer's body unread. Its stream errors as it is destroyed: that error is expected, not thrown. */

@@ -25,8 +25,10 @@ export interface UpstreamCallSpec {
  */
 export function createUpstreamAgent(headersTimeoutMs: number): Agent {
   return new Agent({
+    // The two timeouts before the first byte, kept by undici per connection and per call (no
+    // timer of ours per call); a stream in progress is cut only by undici's body timeout (5 min
+    // without a byte), as with fetch before.
     connect: { timeout: UPSTREAM_CONNECT_TIMEOUT_MS },
-    // The caller's own timer aborts a call without headers; this is only a backstop.
     headersTimeout: headersTimeoutMs,
   });
 }
