@@ -78,10 +78,18 @@ function callerName(request: FastifyRequest): string {
   return request.agent ?? 'operator';
 }
 
-function callOf(request: FastifyRequest): { agent: string; requestId: string; traceId: string | null } {
+function callOf(request: FastifyRequest): {
+  agent: string;
+  bodyLength: number | undefined;
+  requestId: string;
+  traceId: string | null;
+} {
   const trace = request.headers['x-trace-id'];
+  // fastify read exactly this many bytes (it refuses a body of another length); absent when chunked.
+  const length = Number(request.headers['content-length']);
   return {
     agent: callerName(request),
+    bodyLength: Number.isSafeInteger(length) && length > 0 ? length : undefined,
     requestId: request.id,
     traceId: typeof trace === 'string' && /^[\w.:@-]{1,100}$/.test(trace) ? trace : null,
   };
