@@ -19,14 +19,22 @@ interface Upstream {
   /** Requests whose connection closed before their answer ended. */
   cutOff: number;
   paths: string[];
+  /** The accept-encoding each request carried. */
+  encodings: Array<string | undefined>;
   close(): Promise<void>;
 }
 
 /** A loopback provider answering each request with `answer`. */
 async function startUpstream(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<Upstream> {
-  const upstream = { connections: 0, cutOff: 0, paths: [] as string[] };
+  const upstream = {
+    connections: 0,
+    cutOff: 0,
+    paths: [] as string[],
+    encodings: [] as Array<string | undefined>,
+  };
   const server: Server = createServer((req, res) => {
     upstream.paths.push(req.url ?? '');
+    upstream.encodings.push(req.headers['accept-encoding']);
     res.once('close', () => {
       if (!res.writableFinished) upstream.cutOff++;
     });
@@ -70,7 +78,7 @@ describe('the proxy upstream call (undici, keep-alive)', () => {
     return proxy;
   };
 
-  it('sends sequential calls to one provider over kept-alive connections, not one connection per call', async () => {
+  it('sends sequential calls to one provider over kept-alive connections, not one connection per call, asking for no compression', async () => {
     upstream = await startUpstream((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(ANSWER);
@@ -81,6 +89,8 @@ describe('the proxy upstream call (undici, keep-alive)', () => {
       expect(Buffer.from(answer.body as Uint8Array).toString()).toBe(ANSWER);
     }
     expect(upstream.paths).toEqual(Array(6).fill('/v1/chat/completions'));
+    // What the proxy passes on unchanged must not come compressed.
+    expect(upstream.encodings).toEqual(Array(6).fill('identity'));
     // undici may open a second connection while the first is still finishing its last answer.
     expect(upstream.connections).toBeLessThanOrEqual(2);
   });

@@ -52,7 +52,8 @@ export function requestUpstream(
     origin: target.origin,
     path: target.path,
     method: 'POST',
-    headers: call.headers,
+    // The body goes to the client as it comes, so it must come unencoded (fetch decoded it).
+    headers: { ...call.headers, 'accept-encoding': 'identity' },
     body: call.body,
     signal,
   });
