@@ -36,8 +36,10 @@ export interface RouteAuthOptions {
 export function registerRouteAuth(app: FastifyInstance, options: RouteAuthOptions): void {
   const operatorDigest = tokenDigest(options.operatorToken);
   const identifyCaller = (token: string): Caller | undefined => {
-    if (digestMatches(tokenDigest(token), operatorDigest)) return { kind: 'operator' };
-    const agent = options.tokens.identify(token);
+    // One digest per request, compared with the operator's and every agent's.
+    const presented = tokenDigest(token);
+    if (digestMatches(presented, operatorDigest)) return { kind: 'operator' };
+    const agent = options.tokens.identifyDigest(presented);
     return agent === undefined ? undefined : { kind: 'agent', agent };
   };
 

@@ -29,7 +29,11 @@ export class TokenRegistry {
    * every known token, without stopping at the first match.
    */
   identify(token: string): string | undefined {
-    const presented = tokenDigest(token);
+    return this.identifyDigest(tokenDigest(token));
+  }
+
+  /** {@link identify} for a token whose digest the caller already has. */
+  identifyDigest(presented: Buffer): string | undefined {
     let match: string | undefined;
     for (const [agent, known] of this.#byAgent) {
       if (digestMatches(presented, known.digest) && match === undefined) match = agent;

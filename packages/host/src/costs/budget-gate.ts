@@ -11,14 +11,20 @@ export interface Reservation {
 }
 
 const startOfUtcDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
-const startOfUtcMonth = (ms: number) => {
-  const date = new Date(ms);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+/** The UTC month last asked about: every call asks, and a Date per call showed in profiles. */
+let lastMonth = { from: 0, to: 0 };
+const utcMonthOf = (ms: number) => {
+  if (ms < lastMonth.from || ms >= lastMonth.to) {
+    const date = new Date(ms);
+    lastMonth = {
+      from: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1),
+      to: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1),
+    };
+  }
+  return lastMonth;
 };
-const startOfNextUtcMonth = (ms: number) => {
-  const date = new Date(ms);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-};
+const startOfUtcMonth = (ms: number) => utcMonthOf(ms).from;
+const startOfNextUtcMonth = (ms: number) => utcMonthOf(ms).to;
 const usd = (value: number) => `$${value.toFixed(4)}`;
 
 /**

@@ -1,4 +1,5 @@
 import type { MeshConfig } from '@openlegion/protocol';
+import type { LlmAnswer } from '../llm/llm-answer.js';
 import type { BudgetGate } from './budget-gate.js';
 import { costOf, DEFAULT_MAX_OUTPUT_TOKENS, priceOf } from './prices.js';
 import type { UsageLog, UsageRecord } from './usage-log.js';
@@ -11,6 +12,12 @@ export interface ChargeRequest {
   model: string;
   kind: 'chat' | 'embeddings';
   body: Record<string, unknown>;
+  /**
+   * The length of the request body as it arrived, when known: never shorter than its messages as
+   * JSON (it holds them, escaped at least as long and with UTF-8 bytes for characters), so it
+   * bounds the prompt without serialising a long transcript again.
+   */
+  bodyLength?: number | undefined;
   requestId: string;
   traceId: string | null;
 }
@@ -23,7 +30,7 @@ export interface Charge {
    * Read the answer's usage as it passes; record the real cost and release the reservation at its
    * end. `model`: the model that answered, when a fallback did.
    */
-  tap(response: Response, stream: boolean, model?: string): Response;
+  tap(answer: LlmAnswer, stream: boolean, model?: string): LlmAnswer;
 }
 
 export interface CostMeterDeps {
@@ -41,8 +48,8 @@ const OPERATOR = 'operator';
 
 /**
  * Prices, reserves and records each LLM call: the most it could cost is reserved against the
- * agent's budgets before it is forwarded (prompt estimated at 3 characters a token, an upper
- * bound, plus `max_tokens` — or the model's output limit — at the model's price); the real cost
+ * agent's budgets before it is forwarded (prompt estimated at 3 characters of the request body
+ * a token, an upper bound, plus `max_tokens` — or the model's output limit — at the model's price); the real cost
  * from the provider's usage is recorded when it ends.
  */
 export class CostMeter {
@@ -62,7 +69,9 @@ export class CostMeter {
         `no price for ${request.model}: its calls are recorded at $0 and budgets do not limit them; set llm.prices."${request.model}" in mesh.yaml`,
       );
     }
-    const prompt = Math.ceil(JSON.stringify(request.body.messages ?? request.body.input ?? '').length / 3);
+    const promptChars =
+      request.bodyLength ?? JSON.stringify(request.body.messages ?? request.body.input ?? '').length;
+    const prompt = Math.ceil(promptChars / 3);
     const maxOutput =
       request.kind === 'embeddings'
         ? 0
@@ -81,8 +90,8 @@ export class CostMeter {
     };
     return {
       release,
-      tap: (response, stream, answeredBy = request.model) =>
-        tapUsage(response, stream, prompt, (usage) => {
+      tap: (answer, stream, answeredBy = request.model) =>
+        tapUsage(answer, stream, prompt, (usage) => {
           const answeredPrice = answeredBy === request.model ? price : priceOf(config, answeredBy);
           const record: UsageRecord = {
             at: this.#deps.now(),

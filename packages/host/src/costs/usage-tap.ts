@@ -1,4 +1,4 @@
-import { wholeBody } from '../llm/buffered-response.js';
+import type { LlmAnswer } from '../llm/llm-answer.js';
 
 /** The token counts a provider reported, or that were estimated when it reported none. */
 export interface TappedUsage {
@@ -15,27 +15,29 @@ interface OpenAiUsage {
   prompt_tokens_details?: { cached_tokens?: number };
 }
 
+/** Decodes whole bodies in one call each (no state between calls), so one serves them all. */
+const WHOLE_DECODER = new TextDecoder();
+
 /** Non-stream answers are small; past this the body is not kept for its usage (it is estimated). */
 const MAX_BODY_KEPT = 4 * 1024 * 1024;
 
 /**
- * The same response, its bytes passing through unbuffered, read on the way for the usage the
+ * The same answer, its bytes passing through unbuffered, read on the way for the usage the
  * provider reports: in a stream, the `data:` chunk that carries `usage` (stream_options.include_usage);
  * otherwise the JSON body's `usage`. `onEnd` runs once when the body ends, fails or is cancelled,
  * with the usage, or an estimate from the characters of text seen (about 4 per token).
  */
 export function tapUsage(
-  response: Response,
+  answer: LlmAnswer,
   stream: boolean,
   promptEstimate: number,
   onEnd: (usage: TappedUsage) => void,
-): Response {
-  const source = response.body;
+): LlmAnswer {
+  const source = answer.body;
   let reported: OpenAiUsage | undefined;
   let textChars = 0;
   let pending = '';
   let kept = '';
-  const decoder = new TextDecoder();
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -81,13 +83,14 @@ export function tapUsage(
       } catch {}
     }
   };
-  const whole = stream ? undefined : wholeBody(response);
-  if (!source || whole) {
+  if (source instanceof Uint8Array) {
     // A whole answer already in memory: its usage is read now, and it goes on as it is.
-    if (whole && whole.length <= MAX_BODY_KEPT) kept = decoder.decode(whole);
+    if (stream) scan(WHOLE_DECODER.decode(source));
+    else if (source.length <= MAX_BODY_KEPT) kept = WHOLE_DECODER.decode(source);
     end();
-    return response;
+    return answer;
   }
+  const decoder = new TextDecoder();
   const reader = source.getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -110,9 +113,5 @@ export function tapUsage(
       await reader.cancel(reason);
     },
   });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return { ...answer, body };
 }

@@ -1,3 +1,4 @@
+export { isEventStream, type LlmAnswer } from './llm-answer.js';
 export { type LlmFeatureOptions, llmFeature } from './llm-feature.js';
 export {
   createLlmProxy,

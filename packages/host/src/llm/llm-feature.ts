@@ -6,7 +6,6 @@ import { registerLlmRoutes } from './llm-routes.js';
 export interface LlmFeatureOptions {
   /** Base URLs that win over mesh.yaml, by provider name (the loopback servers of scripted providers). */
   baseUrlOverrides?: Record<string, string>;
-  fetch?: typeof fetch;
   /** Reserve and record what each call costs (the costs feature). */
   costs?: () => CostMeter;
 }
@@ -26,6 +25,9 @@ export function llmFeature(options: LlmFeatureOptions = {}): HostFeature {
         ...proxyOptions,
       });
       registerLlmRoutes(app, proxy, context.config, costs);
+    },
+    async stop() {
+      await proxy?.close();
     },
   };
 }

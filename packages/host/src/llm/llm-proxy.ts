@@ -3,8 +3,9 @@ import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@ope
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
 import { fromAnthropicResponse } from './anthropic/index.js';
-import { bufferedResponse } from './buffered-response.js';
+import type { CallSignal } from './call-abort.js';
 import { KeyRing } from './key-ring.js';
+import { isEventStream, type LlmAnswer } from './llm-answer.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
@@ -12,7 +13,14 @@ import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
 import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
-import { withCompletionLog } from './with-completion-log.js';
+import {
+  createUpstreamAgent,
+  headerOf,
+  requestUpstream,
+  UPSTREAM_CONNECT_TIMEOUT_MS,
+  type UpstreamAnswer,
+} from './upstream-request.js';
+import { type ChunkSource, withCompletionLog } from './with-completion-log.js';
 
 /** Until the provider's response headers arrive; a stream in progress is not cut. */
 export const UPSTREAM_HEADERS_TIMEOUT_MS = 120_000;
@@ -22,7 +30,7 @@ export type UpstreamPath = '/chat/completions' | '/embeddings';
 /** Who is calling, and the signal that aborts the upstream call when the client goes away. */
 export interface LlmCallContext {
   agent: string;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** The host's request id, so each failover decision can be found in the log. */
   requestId?: string;
 }
@@ -31,7 +39,6 @@ export interface LlmProxyOptions {
   config: MeshConfig;
   /** Where provider keys (`vault:NAME`, `env:NAME`) are looked up. */
   secrets: SecretSource;
-  fetch?: typeof fetch;
   logger: Logger;
   baseUrlOverrides?: Record<string, string>;
   headersTimeoutMs?: number;
@@ -47,7 +54,7 @@ export interface LlmProxy {
   resolve(model: string): ResolvedModel;
   /**
    * POST `body` (with `model` replaced by the upstream name) to one resolved model. Resolves to the
-   * provider's OK response, its body unread (SSE bytes pass through as they arrive); rejects with
+   * provider's OK answer: a whole body read, or an SSE stream whose bytes pass through as they arrive; rejects with
    * LLM_PROVIDER_UNAVAILABLE (a ProviderUnavailableError) or LLM_PROVIDER_ERROR.
    */
   forward(
@@ -55,7 +62,7 @@ export interface LlmProxy {
     path: UpstreamPath,
     body: Record<string, unknown>,
     context: LlmCallContext,
-  ): Promise<Response>;
+  ): Promise<LlmAnswer>;
   /**
    * Forward to `requested`, or — when it is cooling down or fails with a billing, key, rate-limit or
    * server error before answering — to the next of `llm.fallbacks` (in order, or rotating with
@@ -66,28 +73,30 @@ export interface LlmProxy {
     path: UpstreamPath,
     body: Record<string, unknown>,
     context: LlmCallContext,
-  ): Promise<{ response: Response; target: ResolvedModel }>;
+  ): Promise<{ response: LlmAnswer; target: ResolvedModel }>;
   /** Each configured model's state (cooldowns). */
   health(): ModelState[];
-  forwardChatCompletion(body: ChatCompletionBody, context: LlmCallContext): Promise<Response>;
-  forwardEmbeddings(body: EmbeddingsBody, context: LlmCallContext): Promise<Response>;
+  forwardChatCompletion(body: ChatCompletionBody, context: LlmCallContext): Promise<LlmAnswer>;
+  forwardEmbeddings(body: EmbeddingsBody, context: LlmCallContext): Promise<LlmAnswer>;
   /** The model an embeddings request names, else `llm.embedding_model`; LLM_MODEL_INVALID when neither. */
   embeddingModel(body: EmbeddingsBody): string;
   listModels(): ModelList;
+  /** Close the connections to the providers, cutting calls in flight (the host is stopping). */
+  close(): Promise<void>;
 }
 
 /** Build the LLM proxy for one mesh config. */
 export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
-  const fetchUpstream = options.fetch ?? fetch;
   const headersTimeoutMs = options.headersTimeoutMs ?? UPSTREAM_HEADERS_TIMEOUT_MS;
+  const agent = createUpstreamAgent(headersTimeoutMs);
   const log = options.logger.child({ component: 'llm-proxy' });
   const clock = options.clock ?? systemClock;
   const keys = new KeyRing(clock);
-  const resolve = (model: string) =>
-    resolveUpstreamModel(
-      { ...options, pickKey: (provider, references) => keys.pick(provider, references) },
-      model,
-    );
+  const resolverOptions = {
+    ...options,
+    pickKey: (provider: string, references: readonly string[]) => keys.pick(provider, references),
+  };
+  const resolve = (model: string) => resolveUpstreamModel(resolverOptions, model);
 
   const forward: LlmProxy['forward'] = async (target, path, body, context) => {
     const started = performance.now();
@@ -96,92 +105,92 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     const callLog = () =>
       (child ??= log.child({ agent: context.agent, provider: target.provider, model: target.model }));
     const elapsed = () => Math.round(performance.now() - started);
-    const controller = new AbortController();
-    const abortUpstream = () => controller.abort(context.signal?.reason);
-    context.signal?.addEventListener('abort', abortUpstream, { once: true });
-    const timer = setTimeout(
-      () => controller.abort(new Error(`no response within ${headersTimeoutMs} ms`)),
-      headersTimeoutMs,
-    );
-    const release = () => context.signal?.removeEventListener('abort', abortUpstream);
-
-    let response: Response;
+    // The client's own signal aborts the upstream call (undici drops its listener when the call
+    // ends); the connect and headers timeouts are the upstream agent's.
+    let answer: UpstreamAnswer;
     try {
       const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
-      response = await fetchUpstream(call.url, {
-        method: 'POST',
-        headers: call.headers,
-        body: call.body,
-        signal: controller.signal,
-        // Never follow a redirect: it would cost a copy of the body, and could carry the key
-        // (x-api-key is not dropped across origins) somewhere it was not meant to go.
-        redirect: 'error',
-      });
+      answer = await requestUpstream(agent, call, context.signal);
     } catch (error) {
       if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
         // The request could not be put into the provider's shape: nothing was sent.
-        release();
         throw error;
       }
-      release();
       if (context.signal?.aborted) {
         callLog().info({ ms: elapsed() }, 'llm call aborted by client');
         throw new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'the client went away', { cause: error });
       }
-      const failure = unreachable(target, controller.signal.reason ?? error);
+      const failure = unreachable(target, timeoutCause(error, headersTimeoutMs) ?? error);
       callLog().warn(
         { status: null, ms: elapsed(), code: failure.code, err: failure.message },
         'llm call failed',
       );
       throw failure;
-    } finally {
-      clearTimeout(timer);
     }
 
-    if (!response.ok) {
-      release();
-      const failure = await upstreamFailure(target, response);
-      callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+    const status = answer.statusCode;
+    if (status >= 300 && status < 400) {
+      // Never follow a redirect: it would cost a copy of the body, and could carry the key
+      // somewhere it was not meant to go. The provider counts as unreachable (it fails over).
+      discard(answer);
+      const failure = unreachable(target, new Error(`it answered ${status}, a redirect (not followed)`));
+      callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
       throw failure;
     }
+    if (status >= 400) {
+      const failure = await upstreamFailure(target, {
+        status,
+        statusText: answer.statusText,
+        retryAfter: headerOf(answer.headers, 'retry-after'),
+        text: () => answer.body.text(),
+      });
+      callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
+      throw failure;
+    }
+    let source: ChunkSource | null;
+    let contentType: string;
     if (target.kind === 'anthropic') {
       try {
-        response = await fromAnthropicResponse(response, {
-          stream: body.stream === true,
-          includeUsage:
-            (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
-          model: target.upstreamModel,
-          now: clock.now(),
-        });
+        const translated = await fromAnthropicResponse(
+          { json: () => answer.body.json(), body: answer.body },
+          {
+            stream: body.stream === true,
+            includeUsage:
+              (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
+            model: target.upstreamModel,
+            now: clock.now(),
+          },
+        );
+        contentType = translated.headers.get('content-type') ?? 'application/json';
+        source = translated.body;
       } catch (error) {
-        release();
-        callLog().warn({ status: response.status, ms: elapsed(), err: String(error) }, 'llm call failed');
+        discard(answer);
+        callLog().warn({ status, ms: elapsed(), err: String(error) }, 'llm call failed');
         throw error;
       }
+    } else {
+      contentType = headerOf(answer.headers, 'content-type') ?? 'application/json';
+      source = answer.body;
     }
-    const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
-    if (!streaming) {
+    if (!isEventStream(contentType) || !source) {
       // A whole answer is small: read before the client gets a byte, so a body that breaks off can
       // still fail over, and the routes send it without stream plumbing.
       let bytes: Uint8Array;
       try {
-        bytes = new Uint8Array(await response.arrayBuffer());
+        // undici's own reader is cheaper than iterating its stream.
+        bytes = source === answer.body ? await answer.body.bytes() : await readWhole(source);
       } catch (error) {
         const failure = unreachable(target, error);
-        callLog().warn({ status: response.status, ms: elapsed(), code: failure.code }, 'llm call failed');
+        callLog().warn({ status, ms: elapsed(), code: failure.code }, 'llm call failed');
         throw failure;
-      } finally {
-        release();
       }
-      if (log.isLevelEnabled('info')) callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
-      return bufferedResponse(bytes, response);
+      if (log.isLevelEnabled('info')) callLog().info({ status, ms: elapsed() }, 'llm call');
+      return { status, contentType, body: bytes };
     }
-    return withCompletionLog(
-      response,
+    const stream = withCompletionLog(
+      source,
       () => {
-        release();
-        if (log.isLevelEnabled('info'))
-          callLog().info({ status: response.status, ms: elapsed() }, 'llm call');
+        if (log.isLevelEnabled('info')) callLog().info({ status, ms: elapsed() }, 'llm call');
       },
       (error) => {
         callLog().warn({ ms: elapsed(), err: error }, 'llm stream broke off after its first bytes');
@@ -196,6 +205,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         })}\n\n`;
       },
     );
+    return { status, contentType, body: stream };
   };
 
   const board = new ModelHealthBoard(options.clock ?? systemClock);
@@ -272,6 +282,8 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       forward(resolve(embeddingModel(options.config, body)), '/embeddings', body, context),
     embeddingModel: (body) => embeddingModel(options.config, body),
     listModels: () => listConfiguredModels(options.config),
+    // In-flight calls are cut: a stream may run for minutes, and the host is stopping.
+    close: () => agent.destroy(),
   };
 }
 
@@ -286,6 +298,29 @@ function hygienic(
   const { messages, repairs } = cleanTranscript(body.messages, hygieneFamily(target));
   if (repairs.length > 0) log().info({ repairs }, 'transcript repaired for the provider');
   return { ...body, messages };
+}
+
+/** The undici timeouts, worded for the agent; undefined for any other error. */
+function timeoutCause(error: unknown, headersTimeoutMs: number): Error | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new Error(`no response within ${headersTimeoutMs} ms`);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new Error(`no connection within ${UPSTREAM_CONNECT_TIMEOUT_MS} ms`);
+  return undefined;
+}
+
+/** Drop an answer's body unread. Its stream errors as it is destroyed: that error is expected, not thrown. */
+function discard(answer: UpstreamAnswer): void {
+  answer.body.on('error', () => {});
+  answer.body.destroy();
+}
+
+/** A non-stream body's bytes, read to its end. */
+async function readWhole(body: ChunkSource | null): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
 }
 
 /** Every model mesh.yaml names: the default, the tiers, the fallbacks, the embedding model. */

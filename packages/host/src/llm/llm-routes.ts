@@ -2,9 +2,9 @@ import { parseRequest } from '@openlegion/infra/http';
 import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CostMeter } from '../costs/index.js';
-import { abortOnClientClose } from '../server/client-abort.js';
-import { sendUpstream } from '../server/upstream-reply.js';
-import { chatCompletionBodySchema, embeddingsBodySchema, type LlmProxy } from './index.js';
+import { callAbortOnClientClose } from '../server/client-abort.js';
+import { sendAnswer } from '../server/upstream-reply.js';
+import { chatCompletionBodySchema, embeddingsBodySchema, type LlmAnswer, type LlmProxy } from './index.js';
 import { requireModelAccess } from './model-access.js';
 
 /**
@@ -26,7 +26,7 @@ export function registerLlmRoutes(
     const target = llm.resolve(body.model);
     requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'chat', body });
-    let upstream: Response;
+    let upstream: LlmAnswer;
     let answered = target;
     try {
       ({ response: upstream, target: answered } = await llm.forwardWithFailover(
@@ -35,7 +35,7 @@ export function registerLlmRoutes(
         body,
         {
           agent: callerName(request),
-          signal: abortOnClientClose(reply),
+          signal: callAbortOnClientClose(reply),
           requestId: request.id,
         },
       ));
@@ -43,10 +43,7 @@ export function registerLlmRoutes(
       charge?.release();
       throw error;
     }
-    return sendUpstream(
-      reply,
-      charge ? charge.tap(upstream, body.stream === true, answered.model) : upstream,
-    );
+    return sendAnswer(reply, charge ? charge.tap(upstream, body.stream === true, answered.model) : upstream);
   });
 
   app.post('/v1/embeddings', { config: auth }, async (request, reply) => {
@@ -54,19 +51,19 @@ export function registerLlmRoutes(
     const target = llm.resolve(llm.embeddingModel(body));
     requireModelAccess(config, request.agent, target.model);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'embeddings', body });
-    let upstream: Response;
+    let upstream: LlmAnswer;
     let answered = target;
     try {
       ({ response: upstream, target: answered } = await llm.forwardWithFailover(target, '/embeddings', body, {
         agent: callerName(request),
-        signal: abortOnClientClose(reply),
+        signal: callAbortOnClientClose(reply),
         requestId: request.id,
       }));
     } catch (error) {
       charge?.release();
       throw error;
     }
-    return sendUpstream(reply, charge ? charge.tap(upstream, false, answered.model) : upstream);
+    return sendAnswer(reply, charge ? charge.tap(upstream, false, answered.model) : upstream);
   });
 
   app.get('/v1/models', { config: auth }, async () => llm.listModels());
@@ -81,10 +78,18 @@ function callerName(request: FastifyRequest): string {
   return request.agent ?? 'operator';
 }
 
-function callOf(request: FastifyRequest): { agent: string; requestId: string; traceId: string | null } {
+function callOf(request: FastifyRequest): {
+  agent: string;
+  bodyLength: number | undefined;
+  requestId: string;
+  traceId: string | null;
+} {
   const trace = request.headers['x-trace-id'];
+  // fastify read exactly this many bytes (it refuses a body of another length); absent when chunked.
+  const length = Number(request.headers['content-length']);
   return {
     agent: callerName(request),
+    bodyLength: Number.isSafeInteger(length) && length > 0 ? length : undefined,
     requestId: request.id,
     traceId: typeof trace === 'string' && /^[\w.:@-]{1,100}$/.test(trace) ? trace : null,
   };

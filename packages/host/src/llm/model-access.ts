@@ -19,11 +19,28 @@ export function allowedModels(config: MeshConfig, agent: string): Set<string> {
 /** Throws 403 LLM_MODEL_FORBIDDEN naming what `agent` may call, unless `model` is among them. The operator may call any. */
 export function requireModelAccess(config: MeshConfig, agent: string | undefined, model: string): void {
   if (agent === undefined) return;
-  const allowed = allowedModels(config, agent);
+  const allowed = allowedModelsOf(config, agent);
   if (allowed.has(model)) return;
   throw new OpenLegionError(
     'LLM_MODEL_FORBIDDEN',
     `agent "${agent}" may not call ${model}: it may call ${[...allowed].join(', ')} (its model, the tiers, the fallbacks and the embedding model in mesh.yaml)`,
     { details: { agent, model, allowed: [...allowed] } },
   );
+}
+
+/** Each config's allowed models by agent, worked out once: the config does not change under a running host. */
+const allowedByConfig = new WeakMap<MeshConfig, Map<string, Set<string>>>();
+
+function allowedModelsOf(config: MeshConfig, agent: string): Set<string> {
+  let byAgent = allowedByConfig.get(config);
+  if (!byAgent) {
+    byAgent = new Map();
+    allowedByConfig.set(config, byAgent);
+  }
+  let allowed = byAgent.get(agent);
+  if (!allowed) {
+    allowed = allowedModels(config, agent);
+    byAgent.set(agent, allowed);
+  }
+  return allowed;
 }

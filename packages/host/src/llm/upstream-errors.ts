@@ -12,7 +12,7 @@ export class ProviderUnavailableError extends OpenLegionError {
   }
 }
 
-/** A fetch that never produced a response (DNS, refused, reset, header timeout). */
+/** A call that never produced a response (DNS, refused, reset, header timeout, a redirect). */
 export function unreachable(target: ResolvedModel, cause: unknown): ProviderUnavailableError {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new ProviderUnavailableError(`provider "${target.provider}" could not be reached: ${reason}`, {
@@ -21,10 +21,21 @@ export function unreachable(target: ResolvedModel, cause: unknown): ProviderUnav
   });
 }
 
+/** What an error answer is read from: its status, its Retry-After, its body as text. */
+export interface FailedAnswer {
+  status: number;
+  statusText: string;
+  retryAfter: string | null;
+  text(): Promise<string>;
+}
+
 /** Map an upstream error response: 5xx/429 → LLM_PROVIDER_UNAVAILABLE, other 4xx → LLM_PROVIDER_ERROR. */
-export async function upstreamFailure(target: ResolvedModel, response: Response): Promise<OpenLegionError> {
+export async function upstreamFailure(
+  target: ResolvedModel,
+  response: FailedAnswer,
+): Promise<OpenLegionError> {
   const upstreamMessage = redactKey(await readUpstreamMessage(response), target.apiKey);
-  const retryAfterMs = retryAfter(response.headers.get('retry-after'));
+  const retryAfterMs = retryAfter(response.retryAfter);
   const details = {
     provider: target.provider,
     model: target.model,
@@ -54,7 +65,7 @@ function retryAfter(header: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-async function readUpstreamMessage(response: Response): Promise<string> {
+async function readUpstreamMessage(response: FailedAnswer): Promise<string> {
   let text: string;
   try {
     text = await response.text();

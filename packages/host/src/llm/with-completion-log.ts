@@ -1,28 +1,28 @@
+/** A body being streamed: a web ReadableStream or a Node stream (undici's body); both async-iterable. */
+export type ChunkSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+
 /**
- * The same response, its body re-wrapped so `onSettled` runs once when the body has been read to
- * the end, failed or been cancelled. Chunks pass through one by one, unbuffered.
+ * `source`'s chunks as a web stream, passed on one by one, unbuffered, so `onSettled` runs once
+ * when the body has been read to the end, failed or been cancelled. A cancel (the client left)
+ * ends the source, which for undici's body aborts the upstream call. With `errorFrame`, a source
+ * that fails ends the stream with that text rather than an error.
  */
 export function withCompletionLog(
-  response: Response,
+  source: ChunkSource,
   onSettled: () => void,
   errorFrame?: (error: unknown) => string,
-): Response {
-  const source = response.body;
-  if (!source) {
-    onSettled();
-    return response;
-  }
+): ReadableStream<Uint8Array> {
   let settled = false;
   const settle = () => {
     if (settled) return;
     settled = true;
     onSettled();
   };
-  const reader = source.getReader();
-  const body = new ReadableStream<Uint8Array>({
+  const chunks = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done, value } = await reader.read();
+        const { done, value } = await chunks.next();
         if (done) {
           settle();
           controller.close();
@@ -36,14 +36,9 @@ export function withCompletionLog(
         controller.close();
       }
     },
-    async cancel(reason) {
+    async cancel() {
       settle();
-      await reader.cancel(reason);
+      await chunks.return?.();
     },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
   });
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 32 random bytes: every agent token and the operator token. */
 export const TOKEN_BYTES = 32;
@@ -8,9 +8,12 @@ export function generateToken(): string {
   return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
-/** SHA-256 of a token; digests have equal length whatever the token, so comparing them leaks no length. */
+/**
+ * SHA-256 of a token; digests have equal length whatever the token, so comparing them leaks no
+ * length. One-shot `hash` (no Hash object): every authenticated request computes one.
+ */
 export function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /** Constant-time comparison of a presented token with a known digest. */

@@ -41,13 +41,22 @@ export interface AnswerOptions {
   now: number;
 }
 
+/** An OK answer of the Messages API: a fetch Response, or undici's body (also async-iterable). */
+export interface AnthropicAnswer {
+  json(): Promise<unknown>;
+  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
+}
+
 /**
  * An OK Messages API response as the OpenAI answer: a `chat.completion`, or an SSE stream of
  * `chat.completion.chunk`s. A stream is read up to its `message_start` before this resolves, so a
  * stream that opens with an error (overloaded) rejects with ProviderUnavailableError and fails over
  * like a 529 would; once it has started, an error event ends the translated stream with an error.
  */
-export async function fromAnthropicResponse(response: Response, options: AnswerOptions): Promise<Response> {
+export async function fromAnthropicResponse(
+  response: AnthropicAnswer,
+  options: AnswerOptions,
+): Promise<Response> {
   if (!options.stream) {
     let message: unknown;
     try {
