@@ -90,6 +90,16 @@ const llmSchema = z
       .default({}),
     fallbacks: z.array(providerModel).default([]),
     fallback_strategy: z.enum(['cascade', 'round-robin']).default('cascade'),
+    /** How long a provider may take before it counts as failed (and the call fails over). */
+    timeouts: z
+      .object({
+        /** Opening a connection. */
+        connect_ms: z.number().int().min(100).max(600_000).default(10_000),
+        /** From sending the request to the answer's first byte (headers). */
+        first_byte_ms: z.number().int().min(100).max(3_600_000).default(120_000),
+      })
+      .strict()
+      .prefault({}),
     embedding_model: providerModel.optional(),
     /** USD per 1M tokens by provider/model; wins over the built-in table. */
     prices: z

@@ -5,7 +5,6 @@ export {
   type LlmCallContext,
   type LlmProxy,
   type LlmProxyOptions,
-  UPSTREAM_HEADERS_TIMEOUT_MS,
   type UpstreamPath,
 } from './llm-proxy.js';
 export {

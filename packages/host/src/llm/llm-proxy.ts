@@ -13,17 +13,8 @@ import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
 import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
-import {
-  createUpstreamAgent,
-  headerOf,
-  requestUpstream,
-  UPSTREAM_CONNECT_TIMEOUT_MS,
-  type UpstreamAnswer,
-} from './upstream-request.js';
+import { createUpstreamAgent, headerOf, requestUpstream, type UpstreamAnswer } from './upstream-request.js';
 import { type ChunkSource, withCompletionLog } from './with-completion-log.js';
-
-/** Until the provider's response headers arrive; a stream in progress is not cut. */
-export const UPSTREAM_HEADERS_TIMEOUT_MS = 120_000;
 
 export type UpstreamPath = '/chat/completions' | '/embeddings';
 
@@ -41,6 +32,7 @@ export interface LlmProxyOptions {
   secrets: SecretSource;
   logger: Logger;
   baseUrlOverrides?: Record<string, string>;
+  /** Time to the answer's first byte; default mesh.yaml `llm.timeouts.first_byte_ms`. */
   headersTimeoutMs?: number;
   /** For cooldowns (a fake one in tests). */
   clock?: Clock;
@@ -87,8 +79,9 @@ export interface LlmProxy {
 
 /** Build the LLM proxy for one mesh config. */
 export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
-  const headersTimeoutMs = options.headersTimeoutMs ?? UPSTREAM_HEADERS_TIMEOUT_MS;
-  const agent = createUpstreamAgent(headersTimeoutMs);
+  const { timeouts } = options.config.llm;
+  const headersTimeoutMs = options.headersTimeoutMs ?? timeouts.first_byte_ms;
+  const agent = createUpstreamAgent({ connectMs: timeouts.connect_ms, headersMs: headersTimeoutMs });
   const log = options.logger.child({ component: 'llm-proxy' });
   const clock = options.clock ?? systemClock;
   const keys = new KeyRing(clock);
@@ -120,7 +113,10 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
         callLog().info({ ms: elapsed() }, 'llm call aborted by client');
         throw new OpenLegionError('LLM_PROVIDER_UNAVAILABLE', 'the client went away', { cause: error });
       }
-      const failure = unreachable(target, timeoutCause(error, headersTimeoutMs) ?? error);
+      const failure = unreachable(
+        target,
+        timeoutCause(error, { connectMs: timeouts.connect_ms, headersMs: headersTimeoutMs }) ?? error,
+      );
       callLog().warn(
         { status: null, ms: elapsed(), code: failure.code, err: failure.message },
         'llm call failed',
@@ -301,11 +297,10 @@ function hygienic(
 }
 
 /** The undici timeouts, worded for the agent; undefined for any other error. */
-function timeoutCause(error: unknown, headersTimeoutMs: number): Error | undefined {
+function timeoutCause(error: unknown, timeouts: { connectMs: number; headersMs: number }): Error | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new Error(`no response within ${headersTimeoutMs} ms`);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT')
-    return new Error(`no connection within ${UPSTREAM_CONNECT_TIMEOUT_MS} ms`);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new Error(`no response within ${timeouts.headersMs} ms`);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new Error(`no connection within ${timeouts.connectMs} ms`);
   return undefined;
 }
 

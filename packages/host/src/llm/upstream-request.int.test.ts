@@ -62,18 +62,18 @@ describe('the proxy upstream call (undici, keep-alive)', () => {
     await upstream?.close();
   });
 
-  const proxyTo = (url: string, headersTimeoutMs?: number) => {
+  const proxyTo = (url: string, firstByteMs?: number) => {
     proxy = createLlmProxy({
       config: meshConfigSchema.parse({
         llm: {
           default_model: 'up/m',
           providers: { up: { kind: 'openai-compatible', base_url: url } },
+          ...(firstByteMs === undefined ? {} : { timeouts: { first_byte_ms: firstByteMs } }),
         },
         agents: { a: {} },
       }),
       secrets: environmentSecrets({}),
       logger: createLogger({ level: 'silent' }),
-      ...(headersTimeoutMs === undefined ? {} : { headersTimeoutMs }),
     });
     return proxy;
   };
@@ -116,7 +116,7 @@ describe('the proxy upstream call (undici, keep-alive)', () => {
     expect(upstream.paths).toEqual(['/v1/chat/completions']);
   });
 
-  it('gives up on a provider that sends no headers within the timeout', async () => {
+  it('gives up on a provider that sends no headers within mesh.yaml llm.timeouts.first_byte_ms', async () => {
     upstream = await startUpstream(() => {});
     const call = proxyTo(upstream.url, 100).forwardChatCompletion(
       { model: 'up/m', messages: MESSAGES },

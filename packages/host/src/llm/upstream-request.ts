@@ -1,9 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 
-/** How long opening a connection to a provider may take (undici's default, made explicit). */
-export const UPSTREAM_CONNECT_TIMEOUT_MS = 10_000;
-
 /** A provider's answer: status and headers read, body not yet (a Node stream of its bytes). */
 export type UpstreamAnswer = Dispatcher.ResponseData;
 
@@ -23,13 +20,13 @@ export interface UpstreamCallSpec {
  * call, which were most of the proxy's own CPU time per call. `request` follows no redirect (it has
  * no redirect handling unless asked); the caller turns a 3xx into a failure.
  */
-export function createUpstreamAgent(headersTimeoutMs: number): Agent {
+export function createUpstreamAgent(timeouts: { connectMs: number; headersMs: number }): Agent {
   return new Agent({
     // The two timeouts before the first byte, kept by undici per connection and per call (no
     // timer of ours per call); a stream in progress is cut only by undici's body timeout (5 min
     // without a byte), as with fetch before.
-    connect: { timeout: UPSTREAM_CONNECT_TIMEOUT_MS },
-    headersTimeout: headersTimeoutMs,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
   });
 }
 
