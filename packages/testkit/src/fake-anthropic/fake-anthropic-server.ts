@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ChatScriptState } from '../fake-llm/chat-completions-route.js';
 import { sendJson } from '../fake-llm/openai-error.js';
 import type { RecordedRequest } from '../fake-llm/recorded-request.js';
 import { readJsonBody } from '../fake-llm/request-body.js';
 import { type FakeLlmScript, type FakeLlmScriptInput, parseFakeLlmScript } from '../fake-llm/script.js';
+import { closeOnce, listenOnLoopback, recordExchange } from '../loopback-server.js';
 import { sendAnthropicError } from './anthropic-error.js';
 import { handleMessages } from './messages-route.js';
 
@@ -54,18 +54,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
   const lifetime = new AbortController();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://fake-anthropic').pathname;
-    const record: RecordedRequest = {
-      method: req.method ?? 'GET',
-      path,
-      headers: req.headers,
-      body: undefined,
-      at: now(),
-    };
-    requests.push(record);
-    const exchange = new AbortController();
-    res.on('close', () => exchange.abort());
-    const signal = AbortSignal.any([lifetime.signal, exchange.signal]);
+    const { record, signal } = recordExchange(req, res, { requests, now, lifetime });
     try {
       const body = await readJsonBody(req);
       if (body.kind === 'json') record.body = body.value;
@@ -76,7 +65,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         return sendAnthropicError(res, 401, 'invalid x-api-key');
       if (!req.headers['anthropic-version'])
         return sendAnthropicError(res, 400, 'anthropic-version: header is required');
-      const route = `${record.method} ${path}`;
+      const route = `${record.method} ${record.path}`;
       if (route === 'GET /v1/models') {
         const data = script.models.map((id) => ({
           type: 'model',
@@ -107,30 +96,15 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
   }
 
   const server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { address, port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
+  const { baseUrl, port } = await listenOnLoopback(server, options.port, options.host);
   return {
-    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}/v1`,
+    url: `${baseUrl}/v1`,
     port,
     requests,
     reset: () => {
       requests.length = 0;
       state.ruleUses.fill(0);
     },
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        lifetime.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, lifetime),
   };
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeOnce, listenOnLoopback, recordExchange } from '../loopback-server.js';
 import { respondWithFailure } from './chat-completion-responder.js';
 import { type ChatScriptState, handleChatCompletions } from './chat-completions-route.js';
 import { toEmbeddingsResponse } from './embeddings.js';
@@ -41,10 +41,6 @@ export interface FakeLlm {
 }
 
 type Route = (res: ServerResponse, record: RecordedRequest, signal: AbortSignal) => Promise<void> | void;
-
-function formatUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`;
-}
 
 function createRoutes(state: ChatScriptState): Record<string, Route> {
   return {
@@ -113,18 +109,7 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const lifetime = new AbortController();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://fake-llm').pathname;
-    const record: RecordedRequest = {
-      method: req.method ?? 'GET',
-      path,
-      headers: req.headers,
-      body: undefined,
-      at: now(),
-    };
-    requests.push(record);
-    const exchange = new AbortController();
-    res.on('close', () => exchange.abort());
-    const signal = AbortSignal.any([lifetime.signal, exchange.signal]);
+    const { record, signal } = recordExchange(req, res, { requests, now, lifetime });
 
     try {
       await dispatch(req, res, record, signal);
@@ -164,31 +149,16 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const server = createServer((req, res) => {
     void handle(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { address, port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
+  const { baseUrl, port } = await listenOnLoopback(server, options.port, options.host);
 
   return {
-    url: formatUrl(address, port),
+    url: `${baseUrl}/v1`,
     port,
     requests,
     reset: () => {
       requests.length = 0;
       state.ruleUses.fill(0);
     },
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        lifetime.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, lifetime),
   };
 }

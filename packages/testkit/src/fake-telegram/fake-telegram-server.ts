@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeOnce } from '../loopback-server.js';
 import type {
   BotApiAnswer,
   FakeTelegramBotMessage,
@@ -157,7 +158,6 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -176,14 +176,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     fail: (method, fault, times = 1) => faults.add(method, fault, times),
     messagesTo: (chatId) => state.messages.all.filter((message) => message.chat_id === chatId),
     waitFor: (probe, timeoutMs = 5_000) => waitFor(probe, timeoutMs),
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        lifetime.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: closeOnce(server, lifetime),
   };
 }
 
