@@ -19,6 +19,14 @@ export {
   taskRequestSchema,
 } from './agent-api.js';
 export {
+  type AgentConfig,
+  BROWSER_TIERS,
+  type BrowserTier,
+  COMPACTION_STRATEGIES,
+  type CompactionStrategy,
+  TOOL_PROFILES,
+} from './agent-config.js';
+export {
   type AgentTool,
   TOOL_GROUPS,
   type ToolContent,
@@ -29,6 +37,7 @@ export {
 } from './agent-tool.js';
 export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
 export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
+export { TIER_NAMES, type TierName } from './config-fields.js';
 export { type DeepReadonly, deepFreeze } from './deep-readonly.js';
 export {
   ERROR_CODES,
@@ -63,11 +72,6 @@ export {
   topicSchema,
 } from './mesh-api.js';
 export {
-  type AgentConfig,
-  BROWSER_TIERS,
-  type BrowserTier,
-  COMPACTION_STRATEGIES,
-  type CompactionStrategy,
   type MeshConfig,
   type MeshConfigInput,
   meshConfigJsonSchema,
@@ -76,9 +80,6 @@ export {
   type ProviderConfig,
   providerKind,
   resolveModel,
-  TIER_NAMES,
-  type TierName,
-  TOOL_PROFILES,
 } from './mesh-config.js';
 export type { BudgetRow, CostsReport, SpendRow, TraceEvent, TraceSummary } from './operator-api.js';
 export {

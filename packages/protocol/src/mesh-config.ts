@@ -1,42 +1,14 @@
 import { z } from 'zod';
+import { agentSchema } from './agent-config.js';
+import {
+  providerModel,
+  resourcesSchema,
+  secretRef,
+  slug,
+  TIER_NAMES,
+  type TierName,
+} from './config-fields.js';
 import type { DeepReadonly } from './deep-readonly.js';
-
-/** Names that become parts of container, network and volume names. */
-const slug = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]{0,39}$/, 'use lower-case letters, digits and "-", starting with a letter (max 40)');
-
-export const TIER_NAMES = ['fast', 'default', 'complex'] as const;
-export type TierName = (typeof TIER_NAMES)[number];
-
-/** `provider/model` (litellm style); the model part may itself contain "/". */
-const providerModel = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]*\/.+$/i, 'use provider/model (e.g. openai/gpt-4.1-mini)');
-const modelRef = z
-  .string()
-  .refine(
-    (value) => (TIER_NAMES as readonly string[]).includes(value) || providerModel.safeParse(value).success,
-    'use a tier (fast, default, complex) or provider/model (e.g. openai/gpt-4.1-mini)',
-  );
-
-/** A secret is never written in mesh.yaml: only a reference to where the host keeps it. */
-const secretRef = z
-  .string()
-  .regex(
-    /^(vault|env):[A-Za-z_][A-Za-z0-9_]*$/,
-    'use a reference like vault:OPENAI_API_KEY, never the key itself',
-  );
-
-const byteSize = z.string().regex(/^\d+(\.\d+)?\s*[kmg]?b?$/i, 'use a size like 512m or 1g');
-
-const resourcesSchema = z
-  .object({
-    memory: byteSize.default('512m'),
-    cpus: z.number().positive().max(64).default(1),
-    pids: z.number().int().min(16).max(65_536).default(256),
-  })
-  .strict();
 
 const runtimeSchema = z
   .object({
@@ -124,107 +96,6 @@ const llmSchema = z
       .default({}),
   })
   .strict();
-
-const globList = z.array(z.string().min(1)).default([]);
-
-const permissionsSchema = z
-  .object({
-    blackboard: z.object({ read: globList, write: globList }).strict().prefault({}),
-    pubsub: z.object({ publish: globList, subscribe: globList }).strict().prefault({}),
-    message: z.array(z.string()).default([]),
-    credentials: z.array(z.string()).default([]),
-    egress: globList,
-  })
-  .strict();
-
-const cronEntrySchema = z
-  .object({
-    /** `every 30m`, `at 2026-12-01T09:00:00Z`, or 5 cron fields (`0 9 * * 1-5`). */
-    schedule: z.string().min(1),
-    /** An IANA timezone for cron fields, e.g. Europe/Berlin (default: the host's). */
-    timezone: z.string().min(1).optional(),
-    message: z.string().optional(),
-    heartbeat: z.boolean().default(false),
-  })
-  .strict();
-
-export const TOOL_PROFILES = ['minimal', 'coding', 'messaging', 'full'] as const;
-
-export const COMPACTION_STRATEGIES = ['adaptive', 'progressive', 'truncate'] as const;
-export type CompactionStrategy = (typeof COMPACTION_STRATEGIES)[number];
-
-/** How an agent keeps a conversation inside its model's context window (ratios of the window). */
-const contextSchema = z
-  .object({
-    /** The model's window in tokens; default: the agent's table of known models. */
-    window_tokens: z.number().int().min(1_000).max(10_000_000).optional(),
-    /** A silent flush turn saves facts to memory once per compaction cycle. */
-    flush_at: z.number().gt(0).lt(1).default(0.6),
-    /** Older turns are summarised. */
-    compact_at: z.number().gt(0).lt(1).default(0.7),
-    /** The prompt asks the model to wrap up or save facts. */
-    wrap_up_at: z.number().gt(0).lt(1).default(0.8),
-    strategy: z.enum(COMPACTION_STRATEGIES).default('adaptive'),
-    /** Recent turns always kept verbatim by compaction. */
-    keep_turns: z.number().int().min(1).max(100).default(4),
-  })
-  .strict()
-  .refine((c) => c.flush_at < c.compact_at && c.compact_at < c.wrap_up_at, {
-    message: 'use flush_at < compact_at < wrap_up_at',
-  });
-
-/** Caps on an agent's loop. */
-const loopSchema = z
-  .object({
-    /** Tool rounds in one chat turn. */
-    max_tool_rounds: z.number().int().min(1).max(500).default(30),
-    /** Iterations of one task (`POST /task`) unless the task asks for fewer. */
-    max_task_iterations: z.number().int().min(1).max(500).default(20),
-  })
-  .strict();
-
-export const BROWSER_TIERS = ['basic', 'cdp', 'stealth'] as const;
-export type BrowserTier = (typeof BROWSER_TIERS)[number];
-
-/** The agent's browser: local Chromium (`basic`, `stealth`) or a remote one over CDP. */
-const browserSchema = z
-  .object({
-    tier: z.enum(BROWSER_TIERS).default('basic'),
-    /** For tier `cdp`: the browser's CDP endpoint, kept in the vault (it often carries a token). */
-    cdp_url: secretRef.optional(),
-    /** Allow the `browser_evaluate` tool (runs the model's JavaScript in the page). */
-    evaluate: z.boolean().default(false),
-    /** Close the browser after this long unused. */
-    idle_timeout_ms: z.number().int().min(1_000).max(86_400_000).default(300_000),
-  })
-  .strict();
-
-const agentSchema = z
-  .object({
-    role: z.string().default(''),
-    model: modelRef.default('default'),
-    soul: z.string().default(''),
-    tools: z
-      .union([z.enum(TOOL_PROFILES), z.array(z.string().min(1))], {
-        error: `use a profile (${TOOL_PROFILES.join(', ')}) or a list of tool names`,
-      })
-      .default('full'),
-    budget: z
-      .object({
-        daily_usd: z.number().nonnegative().optional(),
-        monthly_usd: z.number().nonnegative().optional(),
-      })
-      .strict()
-      .default({}),
-    permissions: permissionsSchema.prefault({}),
-    cron: z.array(cronEntrySchema).default([]),
-    resources: resourcesSchema.partial().optional(),
-    context: contextSchema.prefault({}),
-    loop: loopSchema.prefault({}),
-    browser: browserSchema.prefault({}),
-  })
-  .strict();
-export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;
 
 const channelsSchema = z
   .object({
