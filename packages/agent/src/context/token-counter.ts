@@ -24,6 +24,8 @@ const ESTIMATE_SAFETY_FACTOR = 1.1;
 /** Texts shorter than this are counted again rather than cached (the cache would cost more). */
 const CACHE_MIN_CHARS = 200;
 const CACHE_MAX_ENTRIES = 4_000;
+/** The cache keeps the texts as keys: bounded in characters too, so long tool outputs cannot fill an agent's memory. */
+const CACHE_MAX_CHARS = 4_000_000;
 
 /** Which tokenizer a model uses: OpenAI families get their real BPE, everyone else the estimate. */
 export function tokenizerFor(model: string): TokenizerKind {
@@ -42,6 +44,7 @@ export class TokenCounter {
   readonly #encoders = new Map<TokenizerKind, Promise<Tiktoken>>();
   readonly #loaded = new Map<TokenizerKind, Tiktoken>();
   readonly #cache = new Map<string, number>();
+  #cachedChars = 0;
 
   /** True when counting `model` needs nothing loaded (it is estimated, or its table is ready). */
   isReady(model: string): boolean {
@@ -137,12 +140,16 @@ export class TokenCounter {
     const hit = this.#cache.get(key);
     if (hit !== undefined) return hit;
     const tokens = count(text);
-    if (this.#cache.size >= CACHE_MAX_ENTRIES) {
-      // Oldest first: Map keeps insertion order.
+    if (key.length > CACHE_MAX_CHARS) return tokens;
+    // Oldest first: Map keeps insertion order.
+    while (this.#cache.size >= CACHE_MAX_ENTRIES || this.#cachedChars + key.length > CACHE_MAX_CHARS) {
       const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) this.#cache.delete(oldest);
+      if (oldest === undefined) break;
+      this.#cache.delete(oldest);
+      this.#cachedChars -= oldest.length;
     }
     this.#cache.set(key, tokens);
+    this.#cachedChars += key.length;
     return tokens;
   }
 
