@@ -16,7 +16,7 @@ import { CategoryStore, type MemoryCategory } from './store/category-store.js';
 import { type ItemFilter, ItemRepository } from './store/item-repository.js';
 import type { MemoryContext } from './store/memory-context.js';
 import { openMemoryDb } from './store/memory-db.js';
-import { VectorIndex } from './store/vector-index.js';
+import { type DEFAULT_VECTOR_SCAN_MIN_ITEMS, VectorIndex } from './store/vector-index.js';
 import { type Extraction, extractMemories } from './write/extract.js';
 import { removeItem } from './write/item-writer.js';
 import { type StoreFactsOptions, type StoreReport, storeFactsBatch } from './write/store-facts.js';
@@ -31,6 +31,11 @@ export interface MemoryEngineOptions {
   clock?: Clock;
   /** Scopes searched when a request names none, and where facts without a scope go (the first). */
   defaultScopes?: readonly string[];
+  /**
+   * From this many items on, vector search scans an in-memory int8 copy of the vectors instead of
+   * sqlite-vec's KNN (default {@link DEFAULT_VECTOR_SCAN_MIN_ITEMS}; 0 always, Infinity never).
+   */
+  vectorScanMinItems?: number;
 }
 
 /**
@@ -55,7 +60,7 @@ export class MemoryEngine {
   static open(options: MemoryEngineOptions): MemoryEngine {
     const scopes = (options.defaultScopes ?? [GLOBAL_SCOPE]).map(parseScope);
     const db = openMemoryDb(options.file);
-    const vectors = new VectorIndex(db);
+    const vectors = new VectorIndex(db, options.vectorScanMinItems);
     const context: MemoryContext = {
       db,
       items: new ItemRepository(db),

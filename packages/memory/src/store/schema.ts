@@ -51,5 +51,8 @@ export const MEMORY_MIGRATIONS: FeatureMigrations = {
      CREATE INDEX memory_items_live ON memory_items (scope, category) WHERE superseded_by IS NULL;
      CREATE VIRTUAL TABLE memory_fts USING fts5(abstract, overview, content, tokenize = 'porter unicode61');
      ${seedCategories}`,
+    // Every change to an item's vector, in commit order: connections holding vectors in memory
+    // (vector-scan/) replay it to stay current with each other's writes. Pruned from the oldest.
+    `CREATE TABLE memory_vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, item_id INTEGER NOT NULL);`,
   ],
 };
