@@ -5,6 +5,8 @@ export interface MemoryStats {
   items: number;
   superseded: number;
   withVectors: number;
+  /** How vector search runs on this connection: sqlite-vec's KNN, or the in-memory int8 scan (with its size). */
+  vectorSearch: { method: 'sqlite-vec' | 'int8-scan'; copiedVectors: number };
   byScope: Record<string, number>;
   byCategory: Record<string, number>;
   byTier: Record<string, number>;
@@ -27,6 +29,7 @@ export function memoryStats(context: MemoryContext): MemoryStats {
     items: context.items.count(),
     superseded: context.items.count({ includeSuperseded: true }) - context.items.count(),
     withVectors: context.vectors.count(),
+    vectorSearch: context.vectors.searchMethod(),
     byScope: group('scope'),
     byCategory: group('category'),
     byTier: group('tier'),

@@ -180,6 +180,15 @@ export class VectorIndex {
       .map((row) => ({ id: Number(row.id), similarity: 1 - row.distance }));
   }
 
+  /** Which search {@link VectorIndex.knn} runs now, and how many vectors the in-memory copy holds. */
+  searchMethod(): { method: 'sqlite-vec' | 'int8-scan'; copiedVectors: number } {
+    const state = this.state();
+    const scan = state && this.scan.current(state.embedderId, state.dimensions);
+    return scan
+      ? { method: 'int8-scan', copiedVectors: scan.size }
+      : { method: 'sqlite-vec', copiedVectors: 0 };
+  }
+
   /** How many items have a vector. */
   count(): number {
     if (!this.state()) return 0;

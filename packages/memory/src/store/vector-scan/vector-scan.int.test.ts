@@ -125,6 +125,11 @@ describe('vector search through the in-memory scan', () => {
       // Item 1's vector is now only in sqlite-vec, so only a sqlite-vec search can find it.
       db.prepare('UPDATE memory_items SET embedding = NULL WHERE id = 1').run();
       expect(index.knn(unitVector(1, 1, 0), 5, ['global']).map((hit) => hit.id)).toEqual(expected);
+      expect(index.searchMethod()).toEqual(
+        minItems === 0
+          ? { method: 'int8-scan', copiedVectors: 1 }
+          : { method: 'sqlite-vec', copiedVectors: 0 },
+      );
       db.close();
     }
   });
