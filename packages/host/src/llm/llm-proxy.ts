@@ -13,7 +13,7 @@ import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
 import { upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
-import { createUpstreamAgent, headerOf, requestUpstream, type UpstreamAnswer } from './upstream-request.js';
+import { createUpstreamPool, headerOf, requestUpstream, type UpstreamAnswer } from './upstream-request.js';
 import { type ChunkSource, withCompletionLog } from './with-completion-log.js';
 
 export type UpstreamPath = '/chat/completions' | '/embeddings';
@@ -81,7 +81,7 @@ export interface LlmProxy {
 export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
   const { timeouts } = options.config.llm;
   const headersTimeoutMs = options.headersTimeoutMs ?? timeouts.first_byte_ms;
-  const agent = createUpstreamAgent({ connectMs: timeouts.connect_ms, headersMs: headersTimeoutMs });
+  const upstream = createUpstreamPool({ connectMs: timeouts.connect_ms, headersMs: headersTimeoutMs });
   const log = options.logger.child({ component: 'llm-proxy' });
   const clock = options.clock ?? systemClock;
   const keys = new KeyRing(clock);
@@ -103,7 +103,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     let answer: UpstreamAnswer;
     try {
       const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
-      answer = await requestUpstream(agent, call, context.signal);
+      answer = await requestUpstream(upstream, call, context.signal);
     } catch (error) {
       if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
         // The request could not be put into the provider's shape: nothing was sent.
@@ -279,7 +279,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     embeddingModel: (body) => embeddingModel(options.config, body),
     listModels: () => listConfiguredModels(options.config),
     // In-flight calls are cut: a stream may run for minutes, and the host is stopping.
-    close: () => agent.destroy(),
+    close: () => upstream.destroy(),
   };
 }
 

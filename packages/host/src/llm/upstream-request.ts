@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 
 /** A provider's answer: status and headers read, body not yet (a Node stream of its bytes). */
 export type UpstreamAnswer = Dispatcher.ResponseData;
@@ -14,28 +14,46 @@ export interface UpstreamCallSpec {
   body: string;
 }
 
+/** The provider connections, opened at the first call; `destroy` closes them (if any). */
+export interface UpstreamPool {
+  agent(): Promise<Agent>;
+  destroy(): Promise<void>;
+}
+
 /**
  * The connections to the providers: one keep-alive pool per origin, shared by every call. Calls go
  * through undici's `request` rather than `fetch`: no WHATWG Request/Headers/stream objects per
  * call, which were most of the proxy's own CPU time per call. `request` follows no redirect (it has
- * no redirect handling unless asked); the caller turns a 3xx into a failure.
+ * no redirect handling unless asked); the caller turns a 3xx into a failure. undici is loaded at
+ * the first call, not at start-up, where it cost ~60 ms before the first agent could start.
  */
-export function createUpstreamAgent(timeouts: { connectMs: number; headersMs: number }): Agent {
-  return new Agent({
-    // The two timeouts before the first byte, kept by undici per connection and per call (no
-    // timer of ours per call); a stream in progress is cut only by undici's body timeout (5 min
-    // without a byte), as with fetch before.
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-  });
+export function createUpstreamPool(timeouts: { connectMs: number; headersMs: number }): UpstreamPool {
+  let opened: Promise<Agent> | undefined;
+  const agent = () =>
+    (opened ??= import('undici').then(
+      ({ Agent }) =>
+        new Agent({
+          // The two timeouts before the first byte, kept by undici per connection and per call (no
+          // timer of ours per call); a stream in progress is cut only by undici's body timeout (5 min
+          // without a byte), as with fetch before.
+          connect: { timeout: timeouts.connectMs },
+          headersTimeout: timeouts.headersMs,
+        }),
+    ));
+  return {
+    agent,
+    destroy: async () => {
+      if (opened) await (await opened).destroy();
+    },
+  };
 }
 
 /** Origin and path of each provider URL, split once (there are a few, fixed by mesh.yaml). */
 const splitUrls = new Map<string, { origin: string; path: string }>();
 
-/** POST `call` through `agent`; rejects when the provider cannot be reached or `signal` aborts. */
-export function requestUpstream(
-  agent: Agent,
+/** POST `call` through `pool`; rejects when the provider cannot be reached or `signal` aborts. */
+export async function requestUpstream(
+  pool: UpstreamPool,
   call: UpstreamCallSpec,
   signal: UpstreamSignal,
 ): Promise<UpstreamAnswer> {
@@ -45,7 +63,7 @@ export function requestUpstream(
     target = { origin: url.origin, path: `${url.pathname}${url.search}` };
     if (splitUrls.size < 1_000) splitUrls.set(call.url, target);
   }
-  return agent.request({
+  return (await pool.agent()).request({
     origin: target.origin,
     path: target.path,
     method: 'POST',
