@@ -70,6 +70,7 @@ export async function main(args) {
       `${mode.padEnd(13)} ${line('overall')}  (${result.questions} questions, ${Math.round(performance.now() - started)} ms)`,
     );
     if (result.held_out) console.log(`${'  held out'.padEnd(13)} ${line('held_out')}`);
+    if (result.tuning) console.log(`${'  tuning'.padEnd(13)} ${line('tuning')}`);
   }
   const names = modes.map(([mode]) => mode);
   const best = names.reduce((a, b) =>

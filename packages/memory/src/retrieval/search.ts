@@ -3,6 +3,7 @@ import type { MemoryItem } from '../model/memory-item.js';
 import { embedChecked, type MemoryContext } from '../store/memory-context.js';
 import type { Candidate, RetrievalMode } from './candidate.js';
 import { collectCandidates } from './candidates.js';
+import { rescoreByFields } from './field-rescore.js';
 import { postProcess } from './post-process.js';
 import { llmRerank, type RerankOutcome } from './rerank.js';
 import { DEFAULT_RETRIEVAL_CONFIG, type RetrievalConfig } from './retrieval-config.js';
@@ -106,7 +107,9 @@ async function rankWithin(
 ): Promise<Candidate[]> {
   const { config, limit, query, scopes, vector } = prepared;
   const pool = Math.max(config.candidatePoolMin, config.candidatePoolFactor * limit);
-  const candidates = collectCandidates(context, { text: query, vector, scopes, categories, pool }, config);
+  const collected = collectCandidates(context, { text: query, vector, scopes, categories, pool }, config);
+  const candidates =
+    config.fusion === 'weighted' ? rescoreByFields(context.db, query, collected, config) : collected;
   const rerank =
     config.rerank && context.llm ? llmRerank(context.llm, query, config, limit, rerankOutcome) : undefined;
   return postProcess(candidates, { config, now: context.clock.now(), limit, ...(rerank ? { rerank } : {}) });

@@ -1,0 +1,98 @@
+import type { Database } from '@openlegion/infra/sqlite';
+import { averageColumnLengths } from '../store/column-lengths.js';
+import { documentFrequencies, indexedCount } from '../store/term-stats.js';
+import { ENGLISH_STOP_WORDS } from '../text/stop-words.js';
+import { contentTerms, stem, words } from '../text/tokens.js';
+import { type Bm25fField, bm25fScore, bm25Idf } from './bm25f.js';
+import type { Candidate } from './candidate.js';
+import { fuseScores } from './fusion.js';
+import type { RetrievalConfig } from './retrieval-config.js';
+
+export type FieldRescoreConfig = Pick<
+  RetrievalConfig,
+  | 'fieldScoring'
+  | 'bm25fK1'
+  | 'bm25fColumnB'
+  | 'bm25ColumnWeights'
+  | 'lengthPrior'
+  | 'vectorWeight'
+  | 'bm25Weight'
+  | 'exactMatchBm25'
+  | 'exactMatchFactor'
+  | 'fusedMin'
+>;
+
+/**
+ * Second stage over the candidates: their text signal is recomputed as BM25F over the three columns
+ * (abstract, overview, content), each with its own length normalisation, scaled relative to the best
+ * candidate and fused again with the vector score; then a document length prior,
+ * lengthPrior · ln(1 + content tokens), is added. FTS5's bm25() normalises by the whole row, so an
+ * item whose overview carries long neighbouring context loses to one with short neighbours, and its
+ * own text's length is penalised like a long document's (see docs/memory.md for what was measured).
+ * With `fieldScoring: 'fts'`, or when the query has no words, the candidates are returned as they are.
+ */
+export function rescoreByFields(
+  db: Database,
+  query: string,
+  candidates: readonly Candidate[],
+  config: FieldRescoreConfig,
+): Candidate[] {
+  const queryTerms = [...new Set(contentTerms(query))];
+  const averages = averageColumnLengths(db);
+  if (config.fieldScoring !== 'bm25f' || queryTerms.length === 0 || !averages || candidates.length === 0) {
+    return [...candidates];
+  }
+  const items = indexedCount(db);
+  const frequencies = documentFrequencies(db, queryTerms);
+  const weighted = queryTerms.map((term) => ({ term, idf: bm25Idf(items, frequencies.get(term) ?? 0) }));
+  const wanted = new Set(queryTerms);
+  const scored = candidates.map((candidate) => {
+    const { abstract, overview, content } = candidate.item;
+    const fields = [abstract, overview, content].map((text, column) =>
+      field(
+        text,
+        wanted,
+        averages[column] ?? 0,
+        config.bm25ColumnWeights[column] ?? 1,
+        config.bm25fColumnB[column] ?? 0,
+      ),
+    );
+    return { candidate, raw: bm25fScore(weighted, fields, config.bm25fK1), contentTokens: words(content).length };
+  });
+  const best = scored.reduce((max, entry) => Math.max(max, entry.raw), 0);
+  return scored.map(({ candidate, raw, contentTokens }) => {
+    const bm25Score = best > 0 ? raw / best : 0;
+    const fused = fuseScores(candidate.vectorScore, bm25Score, config);
+    return { ...candidate, bm25Score, score: fused + config.lengthPrior * Math.log1p(contentTokens) };
+  });
+}
+
+/** Most stems remembered before the memo starts over; a conversation's vocabulary fits many times. */
+const MAX_MEMO_STEMS = 50_000;
+const stems = new Map<string, string>();
+
+/**
+ * The field's counts of the query's terms only (stop words skipped, as the query's were), with
+ * stems memoised: stemming every word of every candidate is most of this stage's cost otherwise.
+ */
+function field(
+  text: string,
+  wanted: ReadonlySet<string>,
+  averageLength: number,
+  weight: number,
+  b: number,
+): Bm25fField {
+  const counts = new Map<string, number>();
+  const all = words(text);
+  for (const word of all) {
+    if (ENGLISH_STOP_WORDS.has(word)) continue;
+    let term = stems.get(word);
+    if (term === undefined) {
+      term = stem(word);
+      if (stems.size >= MAX_MEMO_STEMS) stems.clear();
+      stems.set(word, term);
+    }
+    if (wanted.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  return { counts, length: all.length, averageLength, weight, b };
+}
