@@ -25,7 +25,11 @@ export interface WeightedTerm {
  * a field that is context (long and shared with neighbours) can be normalised without penalising the
  * item's own short text.
  */
-export function bm25fScore(terms: readonly WeightedTerm[], fields: readonly Bm25fField[], k1: number): number {
+export function bm25fScore(
+  terms: readonly WeightedTerm[],
+  fields: readonly Bm25fField[],
+  k1: number,
+): number {
   let score = 0;
   for (const { term, idf } of terms) {
     let weighted = 0;

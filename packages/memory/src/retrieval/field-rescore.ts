@@ -15,6 +15,7 @@ export type FieldRescoreConfig = Pick<
   | 'bm25fColumnB'
   | 'bm25ColumnWeights'
   | 'lengthPrior'
+  | 'questionPenalty'
   | 'vectorWeight'
   | 'bm25Weight'
   | 'exactMatchBm25'
@@ -26,7 +27,8 @@ export type FieldRescoreConfig = Pick<
  * Second stage over the candidates: their text signal is recomputed as BM25F over the three columns
  * (abstract, overview, content), each with its own length normalisation, scaled relative to the best
  * candidate and fused again with the vector score; then a document length prior,
- * lengthPrior · ln(1 + content tokens), is added. FTS5's bm25() normalises by the whole row, so an
+ * lengthPrior · ln(1 + content tokens), is added and questionPenalty · (share of the content's
+ * sentences that are questions) taken off: a question asks for a fact rather than holding one. FTS5's bm25() normalises by the whole row, so an
  * item whose overview carries long neighbouring context loses to one with short neighbours, and its
  * own text's length is penalised like a long document's (see docs/memory.md for what was measured).
  * With `fieldScoring: 'fts'`, or when the query has no words, the candidates are returned as they are.
@@ -57,13 +59,20 @@ export function rescoreByFields(
         config.bm25fColumnB[column] ?? 0,
       ),
     );
-    return { candidate, raw: bm25fScore(weighted, fields, config.bm25fK1), contentTokens: words(content).length };
+    return {
+      candidate,
+      raw: bm25fScore(weighted, fields, config.bm25fK1),
+      contentTokens: words(content).length,
+    };
   });
   const best = scored.reduce((max, entry) => Math.max(max, entry.raw), 0);
   return scored.map(({ candidate, raw, contentTokens }) => {
     const bm25Score = best > 0 ? raw / best : 0;
     const fused = fuseScores(candidate.vectorScore, bm25Score, config);
-    return { ...candidate, bm25Score, score: fused + config.lengthPrior * Math.log1p(contentTokens) };
+    const prior =
+      config.lengthPrior * Math.log1p(contentTokens) -
+      config.questionPenalty * questionShare(candidate.item.content);
+    return { ...candidate, bm25Score, score: fused + prior };
   });
 }
 
@@ -95,4 +104,14 @@ function field(
     if (wanted.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
   }
   return { counts, length: all.length, averageLength, weight, b };
+}
+
+const SENTENCE = /[^.!?]+[.!?]*/g;
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
+/** Share of a text's sentences (split after . ! ?) that end with a question mark; 0 for no sentences. */
+export function questionShare(text: string): number {
+  const sentences = (text.match(SENTENCE) ?? []).filter((sentence) => HAS_WORD.test(sentence));
+  if (sentences.length === 0) return 0;
+  return sentences.filter((sentence) => sentence.trimEnd().endsWith('?')).length / sentences.length;
 }

@@ -38,6 +38,8 @@ export interface RetrievalConfig {
   bm25fColumnB: readonly [number, number, number];
   /** With BM25F: score += lengthPrior · ln(1 + tokens of the content), a document length prior. 0 turns it off. */
   lengthPrior: number;
+  /** With BM25F: score −= questionPenalty · (share of the content's sentences that are questions). 0 turns it off. */
+  questionPenalty: number;
   /**
    * Query terms found in more than max(bm25CommonTermMinItems, bm25CommonTermShare · items) items are
    * left out of the full-text match: they weigh little in BM25 and cost the most to match. 1 keeps all.
@@ -98,6 +100,7 @@ export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze
   bm25fK1: 0.6,
   bm25fColumnB: [0, 1, 0] as const,
   lengthPrior: 0.1,
+  questionPenalty: 0.1,
   bm25CommonTermShare: 0.1,
   bm25CommonTermMinItems: 1_000,
   feedbackDocs: 3,
