@@ -9,6 +9,11 @@ export interface Candidate {
   vectorScore: number | null;
   /** Normalised BM25 in [0, 1]; null when the item did not match the text query. */
   bm25Score: number | null;
+  /**
+   * Added to the score with the other boosts after the min-score cut (see field-rescore.ts): document
+   * priors that order candidates but are no evidence of relevance.
+   */
+  prior?: number;
   /** The item's stored vector, for MMR. */
   vector?: Float32Array;
 }

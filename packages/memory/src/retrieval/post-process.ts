@@ -9,8 +9,8 @@ const DAY_MS = 86_400_000;
 export type RerankStep = (candidates: Candidate[]) => Promise<Candidate[]>;
 
 /**
- * The post-retrieval pipeline, in the memory design's order: min score → rerank → recency boost →
- * importance weight → length normalisation → decay multiplier → hard minimum → MMR → limit.
+ * The post-retrieval pipeline, in the memory design's order: min score → rerank → priors and recency
+ * boost → importance weight → length normalisation → decay multiplier → hard minimum → MMR → limit.
  */
 export async function postProcess(
   candidates: readonly Candidate[],
@@ -24,7 +24,7 @@ export async function postProcess(
   return mmrOrder(list, config.mmrLambda, limit);
 }
 
-/** Recency boost, importance weight, length normalisation and decay, applied to one candidate's score. */
+/** Priors, recency boost, importance weight, length normalisation and decay, applied to one candidate's score. */
 function adjusted(
   candidate: Candidate,
   config: RetrievalConfig,
@@ -32,7 +32,7 @@ function adjusted(
   now: number,
 ): number {
   const { item } = candidate;
-  let score = candidate.score;
+  let score = candidate.score + (candidate.prior ?? 0);
   const ageDays = Math.max(0, (now - item.createdAt) / DAY_MS);
   score += config.recencyWeight * 0.5 ** (ageDays / config.recencyHalfLifeDays);
   score *= config.importanceBase + (1 - config.importanceBase) * item.importance;

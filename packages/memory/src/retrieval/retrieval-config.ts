@@ -97,7 +97,7 @@ export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze
   bm25Normalization: 'relative',
   bm25ColumnWeights: [1, 0.5, 1] as const,
   fieldScoring: 'bm25f',
-  bm25fK1: 0.6,
+  bm25fK1: 0.4,
   bm25fColumnB: [0, 1, 0] as const,
   lengthPrior: 0.1,
   questionPenalty: 0.1,
