@@ -26,13 +26,16 @@ export type FieldRescoreConfig = Pick<
 /**
  * Second stage over the candidates: their text signal is recomputed as BM25F over the three columns
  * (abstract, overview, content), each with its own length normalisation, scaled relative to the best
- * candidate and fused again with the vector score. Two document priors go to `prior`, which the
- * post-processing adds after the min-score cut (so thresholds still apply to relevance): a length
- * prior, lengthPrior · (ln(1 + content tokens) − its mean over the candidates), centred so that it
- * reorders without raising scores overall, minus questionPenalty · (share of the content's sentences
- * that are questions): a question asks for a fact rather than holding one. FTS5's bm25() normalises by the whole row, so an
+ * candidate and fused again with the vector score. FTS5's bm25() normalises by the whole row, so an
  * item whose overview carries long neighbouring context loses to one with short neighbours, and its
  * own text's length is penalised like a long document's (see docs/memory.md for what was measured).
+ *
+ * Two document priors go to `prior`, which the post-processing adds after the min-score cut (the
+ * thresholds compare relevance without them): a length prior, lengthPrior · (ln(1 + content tokens)
+ * − its mean over the candidates), centred so that it reorders without raising scores overall, minus
+ * questionPenalty · (share of the content's sentences that are questions): a question asks for a
+ * fact rather than holding one.
+ *
  * With `fieldScoring: 'fts'`, or when the query has no words, the candidates are returned as they are.
  */
 export function rescoreByFields(
@@ -68,13 +71,14 @@ export function rescoreByFields(
     };
   });
   const best = scored.reduce((max, entry) => Math.max(max, entry.raw), 0);
+  const meanLogLength =
+    scored.reduce((sum, entry) => sum + Math.log1p(entry.contentTokens), 0) / scored.length;
   return scored.map(({ candidate, raw, contentTokens }) => {
     const bm25Score = best > 0 ? raw / best : 0;
-    const fused = fuseScores(candidate.vectorScore, bm25Score, config);
     const prior =
-      config.lengthPrior * Math.log1p(contentTokens) -
+      config.lengthPrior * (Math.log1p(contentTokens) - meanLogLength) -
       config.questionPenalty * questionShare(candidate.item.content);
-    return { ...candidate, bm25Score, score: fused + prior };
+    return { ...candidate, bm25Score, score: fuseScores(candidate.vectorScore, bm25Score, config), prior };
   });
 }
 

@@ -4,7 +4,7 @@ import { embedChecked, type MemoryContext } from '../store/memory-context.js';
 import type { Candidate, RetrievalMode } from './candidate.js';
 import { collectCandidates } from './candidates.js';
 import { rescoreByFields } from './field-rescore.js';
-import { postProcess } from './post-process.js';
+import { postProcess, relevance } from './post-process.js';
 import { llmRerank, type RerankOutcome } from './rerank.js';
 import { DEFAULT_RETRIEVAL_CONFIG, type RetrievalConfig } from './retrieval-config.js';
 import { checkSearchRequest, type SearchRequest } from './search-request.js';
@@ -84,7 +84,7 @@ export async function hierarchicalSearch(context: MemoryContext, prepared: Prepa
   if (top.length === 0) return flatSearch(context, prepared);
   const rerank: RerankOutcome = { used: 'skipped' };
   const within = await rankWithin(context, prepared, top, rerank);
-  const sufficient = within.filter((candidate) => candidate.score >= config.sufficiencyScore).length;
+  const sufficient = within.filter((candidate) => relevance(candidate) >= config.sufficiencyScore).length;
   const meta = { strategy: 'hierarchical' as const, categoriesSearched: top, rerank };
   if (sufficient >= Math.min(limit, config.sufficiencyCount)) {
     return finish(context, prepared, within, { ...meta, widened: false });
