@@ -52,7 +52,7 @@ export function rescoreByFields(
   const items = indexedCount(db);
   const frequencies = documentFrequencies(db, queryTerms);
   const weighted = queryTerms.map((term) => ({ term, idf: bm25Idf(items, frequencies.get(term) ?? 0) }));
-  const wanted = new Set(queryTerms);
+  const wanted = { terms: new Set(queryTerms), initials: new Set(queryTerms.map((term) => term[0])) };
   const scored = candidates.map((candidate) => {
     const { abstract, overview, content } = candidate.item;
     const fields = [abstract, overview, content].map((text, column) =>
@@ -86,13 +86,21 @@ export function rescoreByFields(
 const MAX_MEMO_STEMS = 50_000;
 const stems = new Map<string, string>();
 
+/** The query's terms, and their first characters. */
+interface WantedTerms {
+  terms: ReadonlySet<string>;
+  initials: ReadonlySet<string | undefined>;
+}
+
 /**
  * The field's counts of the query's terms only (stop words skipped, as the query's were), with
  * stems memoised: stemming every word of every candidate is most of this stage's cost otherwise.
+ * A word whose first character starts no query term is skipped unstemmed: Porter stemming only
+ * rewrites endings, so a stem begins with its word's first character.
  */
 function field(
   text: string,
-  wanted: ReadonlySet<string>,
+  wanted: WantedTerms,
   averageLength: number,
   weight: number,
   b: number,
@@ -100,14 +108,14 @@ function field(
   const counts = new Map<string, number>();
   const all = words(text);
   for (const word of all) {
-    if (ENGLISH_STOP_WORDS.has(word)) continue;
+    if (!wanted.initials.has(word[0]) || ENGLISH_STOP_WORDS.has(word)) continue;
     let term = stems.get(word);
     if (term === undefined) {
       term = stem(word);
       if (stems.size >= MAX_MEMO_STEMS) stems.clear();
       stems.set(word, term);
     }
-    if (wanted.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    if (wanted.terms.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
   }
   return { counts, length: all.length, averageLength, weight, b };
 }
