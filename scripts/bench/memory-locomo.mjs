@@ -2,7 +2,7 @@
 // BM25 only, the local embedder only, hybrid and hierarchical retrieval, side by side in one run.
 // Every turn is one item (a scope per conversation, its dia_id as source ref); no LLM anywhere.
 // Options: --data FILE (any file of the same shape), --no-context (index turns without their
-// neighbours), --window B,A (turns before and after a turn in its overview; 2,2), --no-glove (skip
+// neighbours), --window B,A (turns before and after a turn in its overview; 2,1), --no-glove (skip
 // the GloVe-mixed embedder modes), --config JSON (retrieval knobs), --embedder JSON, --modes a,b,
 // --tune N (the first N conversations are the tuning split, the rest are reported as held out; 2).
 import path from 'node:path';
@@ -70,6 +70,7 @@ export async function main(args) {
       `${mode.padEnd(13)} ${line('overall')}  (${result.questions} questions, ${Math.round(performance.now() - started)} ms)`,
     );
     if (result.held_out) console.log(`${'  held out'.padEnd(13)} ${line('held_out')}`);
+    if (result.tuning) console.log(`${'  tuning'.padEnd(13)} ${line('tuning')}`);
   }
   const names = modes.map(([mode]) => mode);
   const best = names.reduce((a, b) =>
@@ -142,7 +143,8 @@ async function runMode(memory, samples, embedder, spec, options) {
 
 /**
  * One turn as a memory item. The text is the turn (with its photo caption); the overview carries the
- * speaker and the session date, and with `context` also the turn before it.
+ * speaker and the session date, and with `context` also the turns around it in the session
+ * (`--window`; 2 before and 1 after, chosen on the tuning split: see docs/memory.md).
  */
 function itemFor(turns, index, options) {
   const turn = turns[index];
@@ -185,7 +187,7 @@ function parseArgs(args) {
     embedder: {},
     write: true,
     before: 2,
-    after: 2,
+    after: 1,
     tune: 2,
   };
   for (let i = 0; i < args.length; i++) {

@@ -9,6 +9,12 @@ export interface Candidate {
   vectorScore: number | null;
   /** Normalised BM25 in [0, 1]; null when the item did not match the text query. */
   bm25Score: number | null;
+  /**
+   * Document priors (see field-rescore.ts), added to the score by the post-processing after the
+   * min-score cut; from then on their share of the score. They order candidates but are no evidence
+   * of relevance, so thresholds and the sufficiency check compare score − prior.
+   */
+  prior?: number;
   /** The item's stored vector, for MMR. */
   vector?: Float32Array;
 }

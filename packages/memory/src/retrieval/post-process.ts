@@ -9,8 +9,8 @@ const DAY_MS = 86_400_000;
 export type RerankStep = (candidates: Candidate[]) => Promise<Candidate[]>;
 
 /**
- * The post-retrieval pipeline, in the memory design's order: min score → rerank → recency boost →
- * importance weight → length normalisation → decay multiplier → hard minimum → MMR → limit.
+ * The post-retrieval pipeline, in the memory design's order: min score → rerank → priors and recency
+ * boost → importance weight → length normalisation → decay multiplier → hard minimum → MMR → limit.
  */
 export async function postProcess(
   candidates: readonly Candidate[],
@@ -19,29 +19,40 @@ export async function postProcess(
   const { config, now, limit } = options;
   let list = sortByScore(candidates.filter((candidate) => candidate.score >= config.minScore));
   if (options.rerank) list = sortByScore(await options.rerank(list));
-  list = list.map((candidate) => ({ ...candidate, score: adjusted(candidate, config, options.decay, now) }));
-  list = sortByScore(list.filter((candidate) => candidate.score >= config.hardMinScore));
+  list = list.map((candidate) => adjusted(candidate, config, options.decay, now));
+  list = sortByScore(list.filter((candidate) => relevance(candidate) >= config.hardMinScore));
   return mmrOrder(list, config.mmrLambda, limit);
 }
 
-/** Recency boost, importance weight, length normalisation and decay, applied to one candidate's score. */
+/**
+ * A candidate's score without its priors' share: what the thresholds and the hierarchical
+ * sufficiency check compare, since priors order results but are no evidence of relevance.
+ */
+export function relevance(candidate: Candidate): number {
+  return candidate.score - (candidate.prior ?? 0);
+}
+
+/**
+ * Recency boost, importance weight, length normalisation and decay applied to one candidate's score,
+ * and its priors added, scaled by the same weights (`prior` becomes their share of the new score).
+ */
 function adjusted(
   candidate: Candidate,
   config: RetrievalConfig,
   decay: DecayConfig | undefined,
   now: number,
-): number {
+): Candidate {
   const { item } = candidate;
-  let score = candidate.score;
   const ageDays = Math.max(0, (now - item.createdAt) / DAY_MS);
-  score += config.recencyWeight * 0.5 ** (ageDays / config.recencyHalfLifeDays);
-  score *= config.importanceBase + (1 - config.importanceBase) * item.importance;
+  const boosted = candidate.score + config.recencyWeight * 0.5 ** (ageDays / config.recencyHalfLifeDays);
+  let weight = config.importanceBase + (1 - config.importanceBase) * item.importance;
   const chars = item.content.length;
   if (chars > config.lengthAnchorChars) {
-    score *= 1 / (1 + config.lengthPenalty * Math.log2(chars / config.lengthAnchorChars));
+    weight *= 1 / (1 + config.lengthPenalty * Math.log2(chars / config.lengthAnchorChars));
   }
-  if (config.decay) score *= decayMultiplier(item, now, decay ?? DEFAULT_DECAY_CONFIG);
-  return score;
+  if (config.decay) weight *= decayMultiplier(item, now, decay ?? DEFAULT_DECAY_CONFIG);
+  const prior = (candidate.prior ?? 0) * weight;
+  return { ...candidate, score: boosted * weight + prior, prior };
 }
 
 function sortByScore(list: Candidate[]): Candidate[] {

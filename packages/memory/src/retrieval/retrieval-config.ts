@@ -24,8 +24,22 @@ export interface RetrievalConfig {
    * the query's terms the item holds (`coverage`, so only items holding the whole query are exact matches).
    */
   bm25Normalization: 'relative' | 'coverage';
-  /** BM25 weight of each indexed column: abstract, overview, content. */
+  /** BM25 weight of each indexed column: abstract, overview, content (also BM25F's field weights). */
   bm25ColumnWeights: readonly [number, number, number];
+  /**
+   * Second stage over the candidates (see field-rescore.ts): `bm25f` recomputes their text score as
+   * BM25F with per-column length normalisation and adds the length prior; `fts` keeps FTS5's bm25().
+   * Applies to `fusion: 'weighted'`.
+   */
+  fieldScoring: 'bm25f' | 'fts';
+  /** BM25F term-frequency saturation. */
+  bm25fK1: number;
+  /** BM25F length normalisation b of each column (abstract, overview, content): 0 none, 1 full. */
+  bm25fColumnB: readonly [number, number, number];
+  /** With BM25F: score += lengthPrior · ln(1 + tokens of the content), a document length prior. 0 turns it off. */
+  lengthPrior: number;
+  /** With BM25F: score −= questionPenalty · (share of the content's sentences that are questions). 0 turns it off. */
+  questionPenalty: number;
   /**
    * Query terms found in more than max(bm25CommonTermMinItems, bm25CommonTermShare · items) items are
    * left out of the full-text match: they weigh little in BM25 and cost the most to match. 1 keeps all.
@@ -82,6 +96,11 @@ export const DEFAULT_RETRIEVAL_CONFIG: Readonly<RetrievalConfig> = Object.freeze
   exactMatchFactor: 0.92,
   bm25Normalization: 'relative',
   bm25ColumnWeights: [1, 0.5, 1] as const,
+  fieldScoring: 'bm25f',
+  bm25fK1: 0.4,
+  bm25fColumnB: [0, 1, 0] as const,
+  lengthPrior: 0.1,
+  questionPenalty: 0.1,
   bm25CommonTermShare: 0.1,
   bm25CommonTermMinItems: 1_000,
   feedbackDocs: 3,

@@ -3,7 +3,8 @@ import type { MemoryItem } from '../model/memory-item.js';
 import { embedChecked, type MemoryContext } from '../store/memory-context.js';
 import type { Candidate, RetrievalMode } from './candidate.js';
 import { collectCandidates } from './candidates.js';
-import { postProcess } from './post-process.js';
+import { rescoreByFields } from './field-rescore.js';
+import { postProcess, relevance } from './post-process.js';
 import { llmRerank, type RerankOutcome } from './rerank.js';
 import { DEFAULT_RETRIEVAL_CONFIG, type RetrievalConfig } from './retrieval-config.js';
 import { checkSearchRequest, type SearchRequest } from './search-request.js';
@@ -83,7 +84,7 @@ export async function hierarchicalSearch(context: MemoryContext, prepared: Prepa
   if (top.length === 0) return flatSearch(context, prepared);
   const rerank: RerankOutcome = { used: 'skipped' };
   const within = await rankWithin(context, prepared, top, rerank);
-  const sufficient = within.filter((candidate) => candidate.score >= config.sufficiencyScore).length;
+  const sufficient = within.filter((candidate) => relevance(candidate) >= config.sufficiencyScore).length;
   const meta = { strategy: 'hierarchical' as const, categoriesSearched: top, rerank };
   if (sufficient >= Math.min(limit, config.sufficiencyCount)) {
     return finish(context, prepared, within, { ...meta, widened: false });
@@ -106,7 +107,9 @@ async function rankWithin(
 ): Promise<Candidate[]> {
   const { config, limit, query, scopes, vector } = prepared;
   const pool = Math.max(config.candidatePoolMin, config.candidatePoolFactor * limit);
-  const candidates = collectCandidates(context, { text: query, vector, scopes, categories, pool }, config);
+  const collected = collectCandidates(context, { text: query, vector, scopes, categories, pool }, config);
+  const candidates =
+    config.fusion === 'weighted' ? rescoreByFields(context.db, query, collected, config) : collected;
   const rerank =
     config.rerank && context.llm ? llmRerank(context.llm, query, config, limit, rerankOutcome) : undefined;
   return postProcess(candidates, { config, now: context.clock.now(), limit, ...(rerank ? { rerank } : {}) });
