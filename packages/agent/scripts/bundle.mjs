@@ -2,6 +2,7 @@
 // chunk for the LLM SDK) loads several times faster than hundreds of node_modules files, and
 // start-up is what a fleet of agents pays for on every start. better-sqlite3 stays external: it
 // is a native addon, shipped in the deployment's node_modules.
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -24,9 +25,12 @@ const englishOnlyZodLocales = {
 };
 
 const started = performance.now();
+const outdir = new URL('../bundle', import.meta.url).pathname;
+// Chunk names carry a content hash: without this, every build's chunks pile up and go into the image.
+rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: new URL('../src/main.ts', import.meta.url).pathname },
-  outdir: new URL('../bundle', import.meta.url).pathname,
+  outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,
   splitting: true,

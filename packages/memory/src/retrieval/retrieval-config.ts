@@ -36,7 +36,10 @@ export interface RetrievalConfig {
   bm25fK1: number;
   /** BM25F length normalisation b of each column (abstract, overview, content): 0 none, 1 full. */
   bm25fColumnB: readonly [number, number, number];
-  /** With BM25F: score += lengthPrior · ln(1 + tokens of the content), a document length prior. 0 turns it off. */
+  /**
+   * With BM25F: score += lengthPrior · (ln(1 + tokens of the content) − its mean over the candidates),
+   * a document length prior centred so it reorders without raising scores. 0 turns it off.
+   */
   lengthPrior: number;
   /** With BM25F: score −= questionPenalty · (share of the content's sentences that are questions). 0 turns it off. */
   questionPenalty: number;
