@@ -456,7 +456,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       );
       const gateway = new URL(env.MESH_URL ?? '').hostname;
       expect(env.HTTP_PROXY).toMatch(
-        new RegExp(`^http://alpha:[^@]+@${gateway.replace(/\./g, '\\.')}:${mesh.port + 1}$`),
+        new RegExp(`^http://alpha:[^@]+@${gateway.replace(/\./g, '\\.')}:${mesh.egressPort}$`),
       );
       const dial = `const s = require('net').connect(${port}, '${gateway}'); s.setTimeout(2500);
         s.on('connect', () => { console.log('reached'); process.exit(0); });

@@ -6,11 +6,24 @@ import { findFreePort } from '@openlegion/infra/http';
 /** A TCP port free on loopback right now. */
 export const freePort = (): Promise<number> => findFreePort('127.0.0.1');
 
+/**
+ * A free port for the egress proxy too, other than `port`. Its default, mesh.port + 1, is often an
+ * even port in the range Linux hands out to outgoing connections, so on a busy machine it was
+ * sometimes taken (a flaky "egress proxy's port is taken" start failure).
+ */
+async function egressPortBeside(port: number): Promise<number> {
+  for (;;) {
+    const candidate = await freePort();
+    if (candidate !== port) return candidate;
+  }
+}
+
 export interface E2eMesh {
   name: string;
   dir: string;
   file: string;
   port: number;
+  egressPort: number;
   dataDir: string;
 }
 
@@ -33,8 +46,9 @@ export async function writeMesh(options: {
   const dir = await mkdtemp(path.join(tmpdir(), `ol-${options.prefix}-`));
   const name = `${options.prefix}-${Math.random().toString(36).slice(2, 8)}`;
   const port = options.port ?? (await freePort());
+  const egressPort = await egressPortBeside(port);
   const agents = options.agents ?? ['alpha', 'beta'];
-  const text = `mesh: { name: ${name}, port: ${port}, data_dir: data }
+  const text = `mesh: { name: ${name}, port: ${port}, egress_port: ${egressPort}, data_dir: data }
 runtime:
   kind: ${options.runtime}
   image: ${options.image ?? 'openlegion-agent:latest'}
@@ -49,5 +63,5 @@ ${agents.map((agent) => `  ${agent}: { role: e2e agent ${agent}, soul: Terse.${o
 ${options.extra ?? ''}`;
   const file = path.join(dir, 'mesh.yaml');
   await writeFile(file, text);
-  return { name, dir, file, port, dataDir: path.join(dir, 'data') };
+  return { name, dir, file, port, egressPort, dataDir: path.join(dir, 'data') };
 }
