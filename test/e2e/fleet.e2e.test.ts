@@ -359,6 +359,47 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(after.stdout.trim().split('\n')).toHaveLength(2);
   });
 
+  it('searches a memory past the in-memory scan threshold inside the agent (its WebAssembly kernel)', async () => {
+    const topics = ['gardening', 'sailing', 'chess', 'baking', 'astronomy', 'cycling', 'pottery', 'jazz'];
+    const lines = Array.from({ length: 5_000 }, (_, i) =>
+      JSON.stringify({
+        id: i + 1,
+        scope: 'global',
+        category: 'events',
+        abstract: `Note ${i} on ${topics[i % topics.length]} from week ${Math.floor(i / 7)}`,
+        overview: '',
+        content: `Note ${i} on ${topics[i % topics.length]} from week ${Math.floor(i / 7)}`,
+        tier: 'working',
+        temporalType: 'static',
+        importance: 0.5,
+        confidence: 0.9,
+        accessCount: 0,
+        lastAccessedAt: null,
+        createdAt: 1_700_000_000_000,
+        updatedAt: 1_700_000_000_000,
+        source: 'import',
+        sourceRef: null,
+        version: 1,
+        supersededBy: null,
+      }),
+    );
+    const file = path.join(mesh.dir, 'large-memory.jsonl');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const imported = await cli('memory', 'beta', 'import', file);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('"imported": 5000');
+    const search = await cli('memory', 'beta', 'search', 'astronomy', '4284', '--flat');
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout.split('\n')[0]).toContain('Note 4284 on astronomy from week 612');
+    const stats = JSON.parse((await cli('memory', 'beta', 'stats')).stdout) as {
+      items: number;
+      vectorSearch: { method: string; copiedVectors: number };
+    };
+    expect(stats.items).toBeGreaterThanOrEqual(5_000);
+    expect(stats.vectorSearch.method).toBe('int8-scan');
+    expect(stats.vectorSearch.copiedVectors).toBe(stats.items);
+  });
+
   it('keeps the provider key and every token out of the host log and agent output', async () => {
     const hostLog = await readFile(path.join(mesh.dataDir, 'host.log'), 'utf8');
     const operatorToken = (await readFile(path.join(mesh.dataDir, 'operator-token'), 'utf8')).trim();
