@@ -129,6 +129,33 @@ function messageTexts(request: FakeLlm['requests'][number]): string[] {
 }
 
 /** Pids of the process runtime's agents of `mesh`, from its pid files. */
+/** One line of `openlegion memory AGENT import`: a whole item, its content the abstract unless given. */
+function memoryLine(fields: {
+  id: number;
+  category: string;
+  abstract: string;
+  overview?: string;
+  importance: number;
+}) {
+  return JSON.stringify({
+    scope: 'global',
+    overview: fields.abstract,
+    content: fields.abstract,
+    tier: 'working',
+    temporalType: 'static',
+    confidence: 0.9,
+    accessCount: 0,
+    lastAccessedAt: null,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    source: 'import',
+    sourceRef: null,
+    version: 1,
+    supersededBy: null,
+    ...fields,
+  });
+}
+
 async function processAgentPids(mesh: E2eMesh): Promise<number[]> {
   const runDir = path.join(mesh.dataDir, 'run');
   const files = await readdir(runDir).catch(() => []);
@@ -316,26 +343,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
 
   it("manages an agent's memory from the CLI: import, search, stats, export, doctor, bad lines", async () => {
     const item = (id: number, abstract: string) =>
-      JSON.stringify({
-        id,
-        scope: 'global',
-        category: 'preferences',
-        abstract,
-        overview: abstract,
-        content: abstract,
-        tier: 'working',
-        temporalType: 'static',
-        importance: 0.7,
-        confidence: 0.9,
-        accessCount: 0,
-        lastAccessedAt: null,
-        createdAt: 1_700_000_000_000,
-        updatedAt: 1_700_000_000_000,
-        source: 'import',
-        sourceRef: null,
-        version: 1,
-        supersededBy: null,
-      });
+      memoryLine({ id, category: 'preferences', abstract, importance: 0.7 });
     const file = path.join(mesh.dir, 'memory.jsonl');
     await writeFile(
       file,
@@ -361,28 +369,10 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
 
   it('searches a memory past the in-memory scan threshold inside the agent (its WebAssembly kernel)', async () => {
     const topics = ['gardening', 'sailing', 'chess', 'baking', 'astronomy', 'cycling', 'pottery', 'jazz'];
-    const lines = Array.from({ length: 5_000 }, (_, i) =>
-      JSON.stringify({
-        id: i + 1,
-        scope: 'global',
-        category: 'events',
-        abstract: `Note ${i} on ${topics[i % topics.length]} from week ${Math.floor(i / 7)}`,
-        overview: '',
-        content: `Note ${i} on ${topics[i % topics.length]} from week ${Math.floor(i / 7)}`,
-        tier: 'working',
-        temporalType: 'static',
-        importance: 0.5,
-        confidence: 0.9,
-        accessCount: 0,
-        lastAccessedAt: null,
-        createdAt: 1_700_000_000_000,
-        updatedAt: 1_700_000_000_000,
-        source: 'import',
-        sourceRef: null,
-        version: 1,
-        supersededBy: null,
-      }),
-    );
+    const lines = Array.from({ length: 5_000 }, (_, i) => {
+      const text = `Note ${i} on ${topics[i % topics.length]} from week ${Math.floor(i / 7)}`;
+      return memoryLine({ id: i + 1, category: 'events', abstract: text, overview: '', importance: 0.5 });
+    });
     const file = path.join(mesh.dir, 'large-memory.jsonl');
     await writeFile(file, `${lines.join('\n')}\n`);
     const imported = await cli('memory', 'beta', 'import', file);

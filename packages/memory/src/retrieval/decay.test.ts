@@ -1,33 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryItem } from '../model/memory-item.js';
+import { sampleItem } from '../model/memory-item.fixture.js';
 import { compositeDecay, decayMultiplier, frequencyScore, intrinsicScore, recencyScore } from './decay.js';
 
 const DAY = 86_400_000;
 const NOW = 1_000 * DAY;
 
-function item(overrides: Partial<MemoryItem> = {}): MemoryItem {
-  return {
-    id: 1,
-    scope: 'global',
-    category: 'entities',
-    abstract: 'a',
-    overview: 'a',
-    content: 'a',
-    tier: 'working',
-    temporalType: 'static',
-    importance: 0,
-    confidence: 1,
-    accessCount: 0,
-    lastAccessedAt: null,
-    createdAt: NOW,
-    updatedAt: NOW,
-    source: 'tool',
-    sourceRef: null,
-    version: 1,
-    supersededBy: null,
-    ...overrides,
-  };
-}
+const item = sampleItem;
 
 describe('recencyScore', () => {
   it('halves after the 30-day half-life for a working item of no importance', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryItem } from '../model/memory-item.js';
+import { sampleItem } from '../model/memory-item.fixture.js';
 import type { Candidate } from './candidate.js';
 import { postProcess, relevance } from './post-process.js';
 import { DEFAULT_RETRIEVAL_CONFIG } from './retrieval-config.js';
@@ -7,26 +7,17 @@ import { DEFAULT_RETRIEVAL_CONFIG } from './retrieval-config.js';
 const NOW = 1_000 * 86_400_000;
 
 function candidate(id: number, score: number, prior?: number): Candidate {
-  const item: MemoryItem = {
+  const item = sampleItem({
     id,
-    scope: 'global',
     category: 'events',
     abstract: `item ${id}`,
     overview: '',
     content: `item ${id}`,
     tier: 'core',
-    temporalType: 'static',
     importance: 1,
-    confidence: 1,
-    accessCount: 0,
-    lastAccessedAt: null,
     createdAt: NOW,
     updatedAt: NOW,
-    source: 'tool',
-    sourceRef: null,
-    version: 1,
-    supersededBy: null,
-  };
+  });
   return { item, score, vectorScore: null, bm25Score: score, ...(prior === undefined ? {} : { prior }) };
 }
 
