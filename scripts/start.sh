@@ -13,4 +13,4 @@ for arg in "$@"; do
   prev="$arg"
 done
 bash scripts/setup.sh "${setup_args[@]}"
-exec node packages/cli/dist/bin.js start "$@"
+exec node packages/cli/bundle/bin.mjs start "$@"

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { median, writeResults } from './bench-results.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = path.join(ROOT, 'packages/cli/dist/bin.js');
+const CLI = path.join(ROOT, 'packages/cli/bundle/bin.mjs');
 const IMAGE = 'openlegion-agent:latest';
 const SIZES = [1, 5, 10];
 const TRIALS = 3;

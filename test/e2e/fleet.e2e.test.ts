@@ -257,7 +257,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
   });
 
   it('works in a real terminal: @ and Tab-completed /use, /broadcast, /interrupt and /steer mid-turn, /queue, /costs, Ctrl-C twice leaves', async () => {
-    const bin = path.join(REPO_ROOT, 'packages/cli/dist/bin.js');
+    const bin = path.join(REPO_ROOT, 'packages/cli/bundle/bin.mjs');
     const pane = await openTmux(
       `ol-e2e-${runtime}-${process.pid}`,
       [process.execPath, bin, 'chat', 'alpha', '--config', mesh.file],

@@ -18,7 +18,7 @@ function startForeground(config: string): {
   until: (pattern: RegExp) => Promise<void>;
   exit: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ['packages/cli/dist/bin.js', 'start', '--config', config], {
+  const child = spawn(process.execPath, ['packages/cli/bundle/bin.mjs', 'start', '--config', config], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

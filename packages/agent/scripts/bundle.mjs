@@ -3,26 +3,8 @@
 // start-up is what a fleet of agents pays for on every start. better-sqlite3 stays external: it
 // is a native addon, shipped in the deployment's node_modules.
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { build } from 'esbuild';
-
-/**
- * zod's `z` namespace re-exports all ~60 message locales (a quarter of the bundle); the agent only
- * ever uses the default English one, so the locales index is replaced by one that exports `en`.
- */
-const englishOnlyZodLocales = {
-  name: 'english-only-zod-locales',
-  setup(build) {
-    build.onResolve({ filter: /^\.\.?\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes('/zod/') ? { path: args.importer, namespace: 'zod-locales-en' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'zod-locales-en' }, (args) => ({
-      contents: "export { default as en } from '../locales/en.js';",
-      resolveDir: path.dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
+import { englishOnlyZodLocales } from '../../../scripts/esbuild-plugins.mjs';
 
 const started = performance.now();
 const outdir = new URL('../bundle', import.meta.url).pathname;

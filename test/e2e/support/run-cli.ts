@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
-const BIN = path.join(REPO_ROOT, 'packages/cli/dist/bin.js');
+const BIN = path.join(REPO_ROOT, 'packages/cli/bundle/bin.mjs');
 
 export interface CliRun {
   code: number;

@@ -1,12 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadMeshConfig } from '@openlegion/host/config';
 import type { CliOutput } from '../cli-output.js';
 import type { DetachMessage, StartOptions } from './start-options.js';
-
-const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 
 /**
  * `openlegion start --detach`: start the host as a background process (`start --detached-child`)
@@ -16,7 +13,9 @@ export async function startDetached(options: StartOptions, output: CliOutput): P
   const loaded = await loadMeshConfig(options.config);
   mkdirSync(loaded.dataDir, { recursive: true, mode: 0o700 });
   const console = openSync(path.join(loaded.dataDir, 'host.out'), 'a', 0o600);
-  const args = [BIN, 'start', '--config', loaded.file, '--detached-child'];
+  // The CLI entry that is running now (dist/bin.js, or the bundle `pnpm -s openlegion` runs).
+  const bin = process.argv[1] ?? '';
+  const args = [bin, 'start', '--config', loaded.file, '--detached-child'];
   if (options.runtime) args.push('--runtime', options.runtime);
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', console, console, 'ipc'] });
   return await new Promise<number>((resolve) => {

@@ -30,7 +30,7 @@ export interface UpstreamPool {
 export function createUpstreamPool(timeouts: { connectMs: number; headersMs: number }): UpstreamPool {
   let opened: Promise<Agent> | undefined;
   const agent = () =>
-    (opened ??= import('undici').then(
+    (opened ??= loadUndici().then(
       ({ Agent }) =>
         new Agent({
           // The two timeouts before the first byte, kept by undici per connection and per call (no
@@ -50,6 +50,17 @@ export function createUpstreamPool(timeouts: { connectMs: number; headersMs: num
 
 /** Origin and path of each provider URL, split once (there are a few, fixed by mesh.yaml). */
 const splitUrls = new Map<string, { origin: string; path: string }>();
+
+type Undici = typeof import('undici');
+
+/**
+ * undici, a CommonJS package: Node's loader gives its exports by name (and as `default`), a bundle's
+ * dynamic import only as `default` (the CLI runs bundled), so take them from `default` when it has them.
+ */
+async function loadUndici(): Promise<Undici> {
+  const loaded: Undici & { default?: Undici } = await import('undici');
+  return loaded.default?.Agent ? loaded.default : loaded;
+}
 
 /** POST `call` through `pool`; rejects when the provider cannot be reached or `signal` aborts. */
 export async function requestUpstream(
