@@ -3,9 +3,9 @@
 // start` reached its first line ~140 ms sooner, and every other command starts faster too.
 // Native addons (better-sqlite3, sqlite-vec) stay packages; the agent and testkit are only
 // located (their entry files are spawned), never imported.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
-import { englishOnlyZodLocales } from '../../../scripts/esbuild-plugins.mjs';
+import { bundleForNode } from '../../../scripts/esbuild-bundle.mjs';
 
 const packages = new URL('../../', import.meta.url).pathname;
 
@@ -25,22 +25,11 @@ const bakedVersions = {
   },
 };
 
-const started = performance.now();
-const outdir = new URL('../bundle', import.meta.url).pathname;
-rmSync(outdir, { recursive: true, force: true });
-await build({
+await bundleForNode(build, 'the CLI', {
   entryPoints: { bin: new URL('../dist/bin.js', import.meta.url).pathname },
-  outdir,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  minify: true,
+  outdir: new URL('../bundle', import.meta.url).pathname,
   // node-fetch (under grammy) recognises an AbortSignal by its class name: minified names fail it.
   keepNames: true,
-  sourcemap: 'linked',
   external: ['better-sqlite3', 'sqlite-vec', 'cpu-features', '@openlegion/agent', '@openlegion/testkit'],
   // CommonJS dependencies call require() and read __dirname.
   banner: {
@@ -53,7 +42,5 @@ await build({
       'const __dirname = __pathDirname(__filename);',
     ].join(' '),
   },
-  plugins: [englishOnlyZodLocales, bakedVersions],
-  logLevel: 'warning',
+  plugins: [bakedVersions],
 });
-console.error(`bundled the CLI in ${Math.round(performance.now() - started)} ms`);
