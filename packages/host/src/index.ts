@@ -8,7 +8,15 @@ export {
   parseMeshConfig,
 } from './config/index.js';
 export { type CostsFeature, costsFeature } from './costs/index.js';
-export { type EgressFeature, EgressProxy, egressFeature, installNetworkLockdown } from './egress/index.js';
+export {
+  type EgressFeature,
+  EgressPolicy,
+  EgressProxy,
+  egressFeature,
+  installNetworkLockdown,
+  type NetworkLock,
+  normaliseAddress,
+} from './egress/index.js';
 export {
   type FeatureContext,
   FeatureLifecycle,
@@ -52,6 +60,7 @@ export { type PubsubFeature, pubsubFeature } from './pubsub/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';
+export { installProcessGuard } from './server/process-guard.js';
 export { type TracesFeature, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';
