@@ -1,4 +1,4 @@
-import { connect as tcpConnect, type Socket } from 'node:net';
+import { type Socket, connect as tcpConnect } from 'node:net';
 import { findFreePort } from '@openlegion/infra/http';
 import type { MeshConfigInput } from '@openlegion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';

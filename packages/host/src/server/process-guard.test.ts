@@ -22,16 +22,17 @@ function recordingLogger(expected: number) {
  * so the process has only the guard to keep it alive; put them back afterwards.
  */
 async function withOnlyTheGuard(body: () => Promise<void>): Promise<void> {
-  const events = ['uncaughtException', 'unhandledRejection'] as const;
-  const saved = events.map((event) => [event, process.listeners(event)] as const);
-  for (const event of events) process.removeAllListeners(event);
+  const exceptions = process.listeners('uncaughtException');
+  const rejections = process.listeners('unhandledRejection');
+  process.removeAllListeners('uncaughtException');
+  process.removeAllListeners('unhandledRejection');
   try {
     await body();
   } finally {
-    for (const [event, listeners] of saved) {
-      process.removeAllListeners(event);
-      for (const listener of listeners) process.on(event, listener as (...args: unknown[]) => void);
-    }
+    process.removeAllListeners('uncaughtException');
+    process.removeAllListeners('unhandledRejection');
+    for (const listener of exceptions) process.on('uncaughtException', listener);
+    for (const listener of rejections) process.on('unhandledRejection', listener);
   }
 }
 
