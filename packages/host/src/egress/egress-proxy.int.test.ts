@@ -332,6 +332,27 @@ describe('egress proxy', () => {
       });
       expect(answer).toMatch(/^HTTP\/1.1 502 Bad Gateway\r\n/);
       expect(answer).toContain('egress: 127.0.0.1 failed: Port should be >= 0 and < 65536');
+      const plain = await new Promise<{ status: number; body: string }>((done, fail) => {
+        request({
+          host: '127.0.0.1',
+          port,
+          path: 'http://allowed.test:443/',
+          headers: { 'proxy-authorization': auth('scout', 'tok-scout') },
+        })
+          .on('response', (res) => {
+            let body = '';
+            res.on('data', (chunk) => {
+              body += chunk;
+            });
+            res.on('end', () => done({ status: res.statusCode ?? 0, body }));
+          })
+          .on('error', fail)
+          .end();
+      });
+      expect(plain).toEqual({
+        status: 502,
+        body: 'egress: allowed.test:443 failed: Port should be >= 0 and < 65536\n',
+      });
     } finally {
       await throwing.close();
     }

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import {
+  type ClientRequest,
   createServer,
   request as httpRequest,
   type IncomingMessage,
@@ -190,12 +191,19 @@ export class EgressProxy {
     const allowed = await this.#allowed(agent, target, req.method ?? 'GET', req, refuse);
     if (!allowed) return;
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([key]) => !HOP_HEADERS.has(key)));
-    const upstream = httpRequest({
-      method: req.method,
-      path: `${url.pathname}${url.search}`,
-      headers: { ...headers, host: url.host },
-      createConnection: () => this.#dial(allowed.address, allowed.port),
-    });
+    let upstream: ClientRequest;
+    try {
+      // The dial happens inside: a synchronous throw from it is an upstream failure, 502.
+      upstream = httpRequest({
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, host: url.host },
+        createConnection: () => this.#dial(allowed.address, allowed.port),
+      });
+    } catch (error) {
+      res.writeHead(502).end(`egress: ${url.host} failed: ${errorText(error)}\n`);
+      return;
+    }
     upstream.on('response', (answer) => {
       try {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
