@@ -97,6 +97,8 @@ export class EgressProxy {
         server.once('error', reject);
         server.listen(bound, address, () => resolve());
       });
+      // Once listening, a server error is logged, never thrown at the process.
+      server.on('error', (error) => this.#deps.logger.error({ err: error }, 'egress proxy server error'));
       const actual = server.address();
       if (typeof actual === 'object' && actual) bound = actual.port;
       this.#servers.push(server);
