@@ -1,4 +1,5 @@
 import { parseRequest } from '@openlegion/infra/http';
+import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type AgentChatDeps, reachableAgent } from '../lanes/agent-chat.js';
@@ -34,6 +35,7 @@ export function registerAgentForwarding(app: FastifyInstance, deps: AgentChatDep
           const { url, token } = reachableAgent(deps, params.agent);
           const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
           const contentType = request.headers['content-type'];
+          const signal = abortOnClientClose(reply);
           const upstream = await fetch(`${url}/${prefix}/${params['*']}${query}`, {
             method: request.method,
             headers: {
@@ -41,7 +43,15 @@ export function registerAgentForwarding(app: FastifyInstance, deps: AgentChatDep
               ...(contentType ? { 'content-type': contentType } : {}),
             },
             ...(Buffer.isBuffer(request.body) && request.body.length > 0 ? { body: request.body } : {}),
-            signal: abortOnClientClose(reply),
+            signal,
+          }).catch((error: unknown) => {
+            if (signal.aborted) throw error;
+            // An agent that died since its last health probe: the operator may retry once it is back.
+            throw new OpenLegionError(
+              'AGENT_NOT_READY',
+              `agent "${params.agent}" did not answer at ${url}: ${(error as Error).message}`,
+              { cause: error, details: { agent: params.agent } },
+            );
           });
           return sendUpstream(reply, upstream);
         },
