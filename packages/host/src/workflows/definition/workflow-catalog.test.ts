@@ -1,7 +1,7 @@
 import type { WorkflowListing } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import { parseMeshConfig } from '../../config/index.js';
 import { startWorkflowTestHost, workflowDir } from '../../../test/workflow-test-host.js';
+import { parseMeshConfig } from '../../config/index.js';
 import { MAX_WORKFLOW_FILE_BYTES } from './workflow-file.js';
 
 const GOOD = `
