@@ -65,9 +65,11 @@ export {
   blackboardEntrySchema,
   blackboardKeySchema,
   blackboardPutSchema,
+  blackboardWatchQuerySchema,
   type MeshEvent,
   meshEventSchema,
   publishRequestSchema,
+  pubsubEventsQuerySchema,
   subscribeRequestSchema,
   topicSchema,
 } from './mesh-api.js';
@@ -82,6 +84,15 @@ export {
   resolveModel,
 } from './mesh-config.js';
 export type { BudgetRow, CostsReport, SpendRow, TraceEvent, TraceSummary } from './operator-api.js';
+export {
+  countWildcards,
+  globPatternSchema,
+  MAX_PATTERN_LENGTH,
+  MAX_PATTERN_WILDCARDS,
+  type PatternSyntax,
+  patternProblem,
+  topicPatternSchema,
+} from './pattern-bounds.js';
 export {
   matchesInputType,
   stepFallback,
