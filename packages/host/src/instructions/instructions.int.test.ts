@@ -204,6 +204,15 @@ describe('instructions (AGENTS.md and SOUL.md held by the host)', () => {
     expect((await instructionsOf('a')).json().version).toBe(0);
   });
 
+  it('keeps a PUT with ?from=workspace on the host copy: only a read reaches the agent', async () => {
+    const written = await put('a', 'AGENTS.md?from=workspace', 'host rules');
+    expect([
+      written.statusCode,
+      (await instructionsOf('a')).json().files['AGENTS.md'],
+      standIn.received,
+    ]).toEqual([200, 'host rules', []]);
+  });
+
   it("still forwards other workspace files, and the agent's own AGENTS.md when asked ?from=workspace", async () => {
     const notes = await put('a', 'notes%2FAGENTS.md', 'a note');
     const old = await host.app.inject({

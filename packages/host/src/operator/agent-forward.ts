@@ -1,5 +1,5 @@
 import { parseRequest } from '@openlegion/infra/http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { type InstructionsFeature, instructionFileOf } from '../instructions/index.js';
 import { type AgentChatDeps, reachableAgent } from '../lanes/agent-chat.js';
@@ -15,6 +15,7 @@ const forwardQuery = z.object({ from: z.enum(['workspace']).optional() });
 
 /** Where the operator's AGENTS.md and SOUL.md live: the host, not the agent's workspace. */
 export type AgentInstructionAccess = Pick<InstructionsFeature, 'serveOperator'>;
+
 /** Imports of a whole memory may be large. */
 const FORWARD_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -43,10 +44,7 @@ export function registerAgentForwarding(
         async (request, reply) => {
           const params = parseRequest(forwardParams, request.params, 'params');
           const file = prefix === 'workspace' ? instructionFileOf(params['*']) : undefined;
-          const fromWorkspace =
-            request.method === 'GET' &&
-            parseRequest(forwardQuery, request.query, 'query').from === 'workspace';
-          if (file && !fromWorkspace)
+          if (file && !readsWorkspaceCopy(request))
             return deps.instructions.serveOperator(request, reply, { agent: params.agent, file });
           const { url, token } = reachableAgent(deps, params.agent);
           const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
@@ -65,4 +63,9 @@ export function registerAgentForwarding(
       );
     }
   });
+}
+
+/** `GET ...?from=workspace`: the one request for AGENTS.md or SOUL.md that goes to the agent. */
+function readsWorkspaceCopy(request: FastifyRequest): boolean {
+  return request.method === 'GET' && parseRequest(forwardQuery, request.query, 'query').from === 'workspace';
 }
