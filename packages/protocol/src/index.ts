@@ -58,6 +58,14 @@ export {
   meshStatusSchema,
 } from './host-api.js';
 export {
+  type AgentInstructions,
+  agentInstructionsSchema,
+  INSTRUCTION_FILE_MAX_BYTES,
+  INSTRUCTION_FILES,
+  type InstructionFile,
+  instructionPutResponseSchema,
+} from './instructions-api.js';
+export {
   agentMessageSchema,
   type BlackboardChange,
   type BlackboardEntry,
