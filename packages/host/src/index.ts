@@ -59,7 +59,12 @@ export { MeshPermissions } from './permissions/index.js';
 export { type PubsubFeature, pubsubFeature } from './pubsub/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
-export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';
+export {
+  BODY_LIMIT_BYTES,
+  buildHostApp,
+  type HostAppOptions,
+  type HostRoute,
+} from './server/build-host-app.js';
 export { installProcessGuard } from './server/process-guard.js';
 export { type TracesFeature, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
