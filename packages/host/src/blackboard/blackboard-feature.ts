@@ -1,6 +1,7 @@
 import type { Timer } from '@openlegion/infra/clock';
 import type { HostFeature } from '../features/index.js';
 import { MeshPermissions } from '../permissions/index.js';
+import { streamSlotsOf } from '../server/stream-slots.js';
 import { BLACKBOARD_MIGRATIONS } from './blackboard-migrations.js';
 import { registerBlackboardRoutes } from './blackboard-routes.js';
 import { BlackboardStore } from './blackboard-store.js';
@@ -36,6 +37,8 @@ export function blackboardFeature(): BlackboardFeature {
     routes: (app, context) =>
       registerBlackboardRoutes(app, {
         stopping: context.signal,
+        streams: streamSlotsOf(context),
+        limits: context.config.limits,
         store: current,
         watchers: () => watchers,
         permissions: () => {

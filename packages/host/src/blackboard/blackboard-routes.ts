@@ -1,11 +1,12 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
-import { blackboardKeySchema, blackboardPutSchema, OpenLegionError } from '@openlegion/protocol';
+import { encodeSseFrame } from '@openlegion/infra/sse';
+import { blackboardKeySchema, blackboardPutSchema, type MeshConfig, OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
-import { endWithHost } from '../server/host-stream.js';
+import { endWithHost, openHostStream } from '../server/host-stream.js';
+import type { StreamSlots } from '../server/stream-slots.js';
 import type { BlackboardStore } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 
@@ -23,6 +24,9 @@ interface BlackboardRouteDeps {
   permissions: () => MeshPermissions;
   /** Aborts when the host stops: open watches end then. */
   stopping: AbortSignal;
+  /** Each agent's open streams (a watch takes one) and the bounds from mesh.yaml. */
+  streams: StreamSlots;
+  limits: MeshConfig['limits'];
 }
 
 /** Who is asking, and what they may read and write. */
@@ -107,8 +111,7 @@ function register(
     const { pattern } = parseRequest(watchQuery, request.query, 'query');
     const who = reader.who(request);
     const matches = globMatcher([pattern]);
-    reply.hijack();
-    const stream = openSseResponse(reply.raw);
+    const stream = openHostStream(reply, { agent: request.agent, slots: deps.streams, limits: deps.limits });
     stream.send(': watching\n\n');
     const stop = deps.watchers().add((change) => {
       if (matches(change.key) && reader.mayRead(who, change.key))

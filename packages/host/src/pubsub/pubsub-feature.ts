@@ -2,6 +2,7 @@ import type { Timer } from '@openlegion/infra/clock';
 import type { HostFeature } from '../features/index.js';
 import type { Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
+import { streamSlotsOf } from '../server/stream-slots.js';
 import { Pubsub } from './pubsub.js';
 import { PUBSUB_MIGRATIONS } from './pubsub-migrations.js';
 import { registerPubsubRoutes } from './pubsub-routes.js';
@@ -45,6 +46,8 @@ export function pubsubFeature(options: { lanes: Pick<Lanes, 'enqueue'> }): Pubsu
         permissions: () => current().permissions,
         now: () => context.clock.now(),
         stopping: context.signal,
+        streams: streamSlotsOf(context),
+        limits: context.config.limits,
       }),
     async start(context) {
       // Events published while the host was down, or that could not wake their subscriber, go now.

@@ -1,6 +1,7 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
+import { encodeSseFrame } from '@openlegion/infra/sse';
 import {
+  type MeshConfig,
   type MeshEvent,
   OpenLegionError,
   publishRequestSchema,
@@ -10,11 +11,14 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
-import { endWithHost } from '../server/host-stream.js';
+import { endWithHost, openHostStream } from '../server/host-stream.js';
+import type { StreamSlots } from '../server/stream-slots.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
 import { topicMatcher } from './topic-pattern.js';
 
+/** Events read from the log at a time while a stream replays its backlog. */
+const REPLAY_BATCH = 100;
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 const streamQuery = z.object({ subscription: z.coerce.number().int().positive() });
 const ackBody = z
@@ -32,6 +36,9 @@ interface PubsubRouteDeps {
   now: () => number;
   /** Aborts when the host stops: open streams end then. */
   stopping: AbortSignal;
+  /** Each agent's open streams (a pub/sub stream takes one) and the bounds from mesh.yaml. */
+  streams: StreamSlots;
+  limits: MeshConfig['limits'];
 }
 
 /** `/mesh/pubsub/*` for agents (within their permissions) and `/api/pubsub/*` for the operator. */
@@ -85,9 +92,9 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
   // on the next stream. Frames: `id: <event id>`, `event: event`.
   app.get('/mesh/pubsub/stream', { config: agentAuth }, async (request, reply) => {
     const { subscription: id } = parseRequest(streamQuery, request.query, 'query');
-    const subscription = own(requireAgent(request), id);
-    reply.hijack();
-    const stream = openSseResponse(reply.raw);
+    const agent = requireAgent(request);
+    const subscription = own(agent, id);
+    const stream = openHostStream(reply, { agent, slots: deps.streams, limits: deps.limits });
     const matches = topicMatcher(subscription.pattern);
     let sent = subscription.cursor;
     const send = (event: MeshEvent) => {
@@ -95,18 +102,27 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
       sent = event.id;
       stream.send(encodeSseFrame({ id: String(event.id), event: 'event', data: JSON.stringify(event) }));
     };
-    const live: MeshEvent[] = [];
-    let replaying = true;
+    let live = false;
     const stop = deps.pubsub().listen((event) => {
-      if (replaying) live.push(event);
-      else if (matches(event.topic)) send(event);
+      if (live && matches(event.topic)) send(event);
     });
-    stream.send(': subscribed\n\n');
-    for (const event of deps.store().eventsAfter(subscription.cursor, subscription.pattern, 10_000))
-      send(event);
-    replaying = false;
-    for (const event of live) if (matches(event.topic)) send(event);
     endWithHost(stream, deps.stopping, stop);
+    stream.send(': subscribed\n\n');
+    // The backlog goes out as the reader takes it (never more than half its bound queued), so a long
+    // one neither piles up in memory nor trips the slow-reader bound. Live events start in the same
+    // tick as the last, empty, batch: none falls between.
+    let after = subscription.cursor;
+    for (;;) {
+      const batch = deps.store().eventsAfter(after, subscription.pattern, REPLAY_BATCH);
+      if (batch.length === 0) break;
+      for (const event of batch) {
+        send(event);
+        after = event.id;
+        if (stream.backlog > deps.limits.stream_backlog_bytes / 2) await stream.drained();
+        if (stream.signal.aborted || deps.stopping.aborted) return;
+      }
+    }
+    live = true;
   });
 
   app.post('/api/pubsub/publish', { config: operator }, async (request, reply) => {
