@@ -31,7 +31,12 @@ export function blackboardFeature(): BlackboardFeature {
     watchers,
     store: current,
     init(context) {
-      store = new BlackboardStore(context.db, () => context.clock.now(), watchers.notify);
+      store = new BlackboardStore(
+        context.db,
+        () => context.clock.now(),
+        { limits: context.config.limits, isAgent: (writer) => Object.hasOwn(context.config.agents, writer) },
+        watchers.notify,
+      );
       permissions = MeshPermissions.of(context.config);
     },
     routes: (app, context) =>
@@ -49,6 +54,7 @@ export function blackboardFeature(): BlackboardFeature {
     start(context) {
       const sweep = () => {
         current().purgeExpired();
+        current().pruneAudit();
         purge = context.clock.setTimeout(sweep, PURGE_INTERVAL_MS);
       };
       sweep();

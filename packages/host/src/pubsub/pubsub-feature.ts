@@ -30,7 +30,7 @@ export function pubsubFeature(options: { lanes: Pick<Lanes, 'enqueue'> }): Pubsu
     migrations: PUBSUB_MIGRATIONS,
     pubsub: () => current().pubsub,
     init(context) {
-      const store = new PubsubStore(context.db);
+      const store = new PubsubStore(context.db, context.config.limits);
       const permissions = MeshPermissions.of(context.config);
       const logger = context.logger.child({ component: 'pubsub' });
       state = {
