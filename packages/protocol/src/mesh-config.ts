@@ -173,15 +173,16 @@ const limitsSchema = z
      */
     streams_per_agent: z.number().int().min(1).max(1_000).default(4),
     /**
-     * Unsent bytes one SSE stream may queue on the host before its reader is dropped as too slow.
-     * 1 MiB holds 16 of the largest blackboard values, far more than a reader that keeps up leaves.
+     * Unsent bytes one SSE stream may queue in the host's memory before its reader is dropped as too
+     * slow. This is on top of the kernel's socket buffers (often megabytes), which absorb bursts
+     * first; 256 KiB is four of the largest frames, more than a reader that keeps up ever leaves.
      */
     stream_backlog_bytes: z
       .number()
       .int()
       .min(64 * 1024)
       .max(256 * 1024 * 1024)
-      .default(1024 * 1024),
+      .default(256 * 1024),
     /** The largest pub/sub payload, as JSON text: the same 64 KiB as a blackboard value. */
     pubsub_payload_bytes: z
       .number()

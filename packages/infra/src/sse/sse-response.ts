@@ -20,8 +20,11 @@ export function encodeSseFrame(frame: SseFrame): string {
     .join('\n')}\n\n`;
 }
 
-/** Unsent bytes a reader may leave queued by default: 16 of the largest blackboard values. */
-export const DEFAULT_SSE_BACKLOG_BYTES = 1024 * 1024;
+/**
+ * Unsent bytes a reader may leave queued in memory by default (past what the kernel's socket
+ * buffers hold): four of the largest blackboard values.
+ */
+export const DEFAULT_SSE_BACKLOG_BYTES = 256 * 1024;
 /**
  * How long a dropped reader has to take its last frame before the socket is destroyed: long
  * enough for a reader that was only slow, short enough that the queued bytes are soon freed.
