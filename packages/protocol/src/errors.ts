@@ -126,7 +126,8 @@ export const ERROR_CODES = {
   MESH_QUOTA_EXCEEDED: {
     retryable: false,
     status: 429,
-    summary: "the write would take the agent past one of its quotas in mesh.yaml's limits; the message names it",
+    summary:
+      "the write would take the agent past one of its quotas in mesh.yaml's limits; the message names it",
   },
   AGENT_TURN_INTERRUPTED: {
     retryable: false,

@@ -1,6 +1,11 @@
 import { parseRequest } from '@openlegion/infra/http';
 import { encodeSseFrame } from '@openlegion/infra/sse';
-import { blackboardKeySchema, blackboardPutSchema, type MeshConfig, OpenLegionError } from '@openlegion/protocol';
+import {
+  blackboardKeySchema,
+  blackboardPutSchema,
+  type MeshConfig,
+  OpenLegionError,
+} from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';

@@ -111,7 +111,7 @@ describe('agent streams', () => {
     streams[2]?.close();
     const slots = streamSlotsOf(host.context);
     await until(() => slots.open('a') === 3, 'the closed stream gave its slot back');
-    const next = await open('/mesh/pubsub/stream?subscription=' + subscription);
+    const next = await open(`/mesh/pubsub/stream?subscription=${subscription}`);
     expect(next.response.status).toBe(200);
     for (const stream of [...streams, next]) stream.close();
     await until(() => slots.open('a') === 0, 'every stream gave its slot back');

@@ -47,7 +47,10 @@ export function openHostStream(reply: FastifyReply, options: HostStreamOptions):
       maxBacklogBytes: options.limits.stream_backlog_bytes,
       backlogField: 'limits.stream_backlog_bytes',
       onTooSlow: (error) =>
-        reply.log.warn({ agent: options.agent, ...(error.details as object) }, 'dropped a stream reader that fell behind'),
+        reply.log.warn(
+          { agent: options.agent, ...(error.details as object) },
+          'dropped a stream reader that fell behind',
+        ),
     });
   } catch (error) {
     release();
