@@ -53,16 +53,21 @@ describe('LLM proxy streaming to an agent that stops reading', () => {
 
   it('stops reading the provider: what the host takes stays bounded', async () => {
     const port = (host.app.server.address() as AddressInfo).port;
-    const body = JSON.stringify({ model: 'flood/m', stream: true, messages: [{ role: 'user', content: 'go' }] });
+    const body = JSON.stringify({
+      model: 'flood/m',
+      stream: true,
+      messages: [{ role: 'user', content: 'go' }],
+    });
     const client = connect({ host: '127.0.0.1', port });
     socket = client;
     await new Promise<void>((resolve) => client.once('connect', resolve));
     client.write(
-      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n${
-        Object.entries({ ...host.agentAuth('a'), 'content-type': 'application/json' })
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join('')
-      }content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n${Object.entries({
+        ...host.agentAuth('a'),
+        'content-type': 'application/json',
+      })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     await new Promise((resolve) => client.once('data', resolve));
     client.pause();

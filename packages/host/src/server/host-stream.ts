@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { openSseResponse, type SseResponse } from '@openlegion/infra/sse';
 import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyReply } from 'fastify';
@@ -21,6 +22,8 @@ export function endWithHost(stream: SseResponse, stopping: AbortSignal, stopList
     },
     { once: true },
   );
+  // One listener per open stream: at most agents × limits.streams_per_agent, not a leak.
+  setMaxListeners(0, stopping);
   stopping.addEventListener('abort', end, { once: true });
 }
 

@@ -1,4 +1,4 @@
-export { parseChatEvents, readChatEvents, readSseFrames } from './read-sse.js';
+export { MAX_SSE_FRAME_CHARS, parseChatEvents, readChatEvents, readSseFrames } from './read-sse.js';
 export {
   DEFAULT_SSE_BACKLOG_BYTES,
   encodeSseFrame,
