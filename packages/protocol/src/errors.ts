@@ -117,6 +117,12 @@ export const ERROR_CODES = {
     status: 429,
     summary: 'the agent has as many SSE streams open as limits.streams_per_agent allows; close one first',
   },
+  LLM_CALL_LIMIT: {
+    retryable: true,
+    status: 429,
+    summary:
+      'the agent has as many LLM calls running as limits.llm_calls_per_agent allows; wait for one to finish',
+  },
   MESH_STREAM_TOO_SLOW: {
     retryable: true,
     status: 503,

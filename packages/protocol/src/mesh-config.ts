@@ -173,6 +173,12 @@ const limitsSchema = z
      */
     streams_per_agent: z.number().int().min(1).max(1_000).default(4),
     /**
+     * Concurrent LLM calls per agent (chat, streamed or not, and embeddings). Its loop makes one at
+     * a time, tools running side by side (memory search) a few more; 16 leaves room, and each call
+     * holds an upstream connection and socket buffers. Past it: 429, which OpenAI clients retry.
+     */
+    llm_calls_per_agent: z.number().int().min(1).max(1_000).default(16),
+    /**
      * Unsent bytes one SSE stream may queue in the host's memory before its reader is dropped as too
      * slow. This is on top of the kernel's socket buffers (often megabytes), which absorb bursts
      * first; 256 KiB is four of the largest frames, more than a reader that keeps up ever leaves.

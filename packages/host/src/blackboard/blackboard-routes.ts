@@ -10,8 +10,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
+import type { AgentSlots } from '../server/agent-slots.js';
 import { endWithHost, openHostStream } from '../server/host-stream.js';
-import type { StreamSlots } from '../server/stream-slots.js';
 import type { BlackboardStore } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 
@@ -30,7 +30,7 @@ interface BlackboardRouteDeps {
   /** Aborts when the host stops: open watches end then. */
   stopping: AbortSignal;
   /** Each agent's open streams (a watch takes one) and the bounds from mesh.yaml. */
-  streams: StreamSlots;
+  streams: AgentSlots;
   limits: MeshConfig['limits'];
 }
 

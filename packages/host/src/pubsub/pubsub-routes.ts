@@ -11,8 +11,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
+import type { AgentSlots } from '../server/agent-slots.js';
 import { endWithHost, openHostStream } from '../server/host-stream.js';
-import type { StreamSlots } from '../server/stream-slots.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
 import { topicMatcher } from './topic-pattern.js';
@@ -37,7 +37,7 @@ interface PubsubRouteDeps {
   /** Aborts when the host stops: open streams end then. */
   stopping: AbortSignal;
   /** Each agent's open streams (a pub/sub stream takes one) and the bounds from mesh.yaml. */
-  streams: StreamSlots;
+  streams: AgentSlots;
   limits: MeshConfig['limits'];
 }
 

@@ -7,7 +7,7 @@ import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-t
 import { scriptedLanes } from '../../test/scripted-lanes.js';
 import { blackboardFeature } from '../blackboard/index.js';
 import { pubsubFeature } from '../pubsub/index.js';
-import { streamSlotsOf } from './stream-slots.js';
+import { streamSlotsOf } from './agent-slots.js';
 
 const everything = {
   blackboard: { read: ['*'], write: ['*'] },

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { openSseResponse, type SseResponse } from '@openlegion/infra/sse';
 import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyReply } from 'fastify';
-import type { StreamSlots } from './stream-slots.js';
+import type { AgentSlots } from './agent-slots.js';
 
 /**
  * Tie a long-lived SSE stream (a watch, a subscription) to the host's life: the host stopping ends
@@ -30,7 +30,7 @@ export function endWithHost(stream: SseResponse, stopping: AbortSignal, stopList
 export interface HostStreamOptions {
   /** The calling agent: its stream takes one of its slots. The operator's take none. */
   agent: string | undefined;
-  slots: StreamSlots;
+  slots: AgentSlots;
   limits: MeshConfig['limits'];
 }
 

@@ -1,10 +1,10 @@
 import { OpenLegionError } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import { StreamSlots } from './stream-slots.js';
+import { AgentSlots } from './agent-slots.js';
 
-describe('StreamSlots', () => {
+describe('AgentSlots', () => {
   it('refuses the stream past the cap, naming the field, and takes one again once a slot is back', () => {
-    const slots = new StreamSlots(4);
+    const slots = new AgentSlots(4);
     const releases = [1, 2, 3, 4].map(() => slots.acquire('a'));
     let refused: unknown;
     try {
@@ -28,7 +28,7 @@ describe('StreamSlots', () => {
   });
 
   it('gives a slot back once however many ways a stream ends', () => {
-    const slots = new StreamSlots(2);
+    const slots = new AgentSlots(2);
     const release = slots.acquire('a');
     slots.acquire('a');
     release();
