@@ -58,6 +58,14 @@ export {
   meshStatusSchema,
 } from './host-api.js';
 export {
+  type AgentInstructions,
+  agentInstructionsSchema,
+  INSTRUCTION_FILE_MAX_BYTES,
+  INSTRUCTION_FILES,
+  type InstructionFile,
+  instructionPutResponseSchema,
+} from './instructions-api.js';
+export {
   agentMessageSchema,
   type BlackboardChange,
   type BlackboardEntry,
@@ -65,9 +73,11 @@ export {
   blackboardEntrySchema,
   blackboardKeySchema,
   blackboardPutSchema,
+  blackboardWatchQuerySchema,
   type MeshEvent,
   meshEventSchema,
   publishRequestSchema,
+  pubsubEventsQuerySchema,
   subscribeRequestSchema,
   topicSchema,
 } from './mesh-api.js';
@@ -82,6 +92,15 @@ export {
   resolveModel,
 } from './mesh-config.js';
 export type { BudgetRow, CostsReport, SpendRow, TraceEvent, TraceSummary } from './operator-api.js';
+export {
+  countWildcards,
+  globPatternSchema,
+  MAX_PATTERN_LENGTH,
+  MAX_PATTERN_WILDCARDS,
+  type PatternSyntax,
+  patternProblem,
+  topicPatternSchema,
+} from './pattern-bounds.js';
 export {
   matchesInputType,
   stepFallback,

@@ -3,6 +3,7 @@ import { encodeSseFrame } from '@openlegion/infra/sse';
 import {
   blackboardKeySchema,
   blackboardPutSchema,
+  blackboardWatchQuerySchema,
   type MeshConfig,
   OpenLegionError,
 } from '@openlegion/protocol';
@@ -21,7 +22,6 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
 });
 const deleteQuery = z.object({ if_version: z.coerce.number().int().min(0).optional() });
-const watchQuery = z.object({ pattern: z.string().min(1).max(256).default('*') });
 
 interface BlackboardRouteDeps {
   store: () => BlackboardStore;
@@ -113,13 +113,14 @@ function register(
 
   // Changes to readable keys matching `pattern`, as they commit: `event: put|delete`.
   app.get(`${base}/watch`, { config }, async (request, reply) => {
-    const { pattern } = parseRequest(watchQuery, request.query, 'query');
+    const { pattern } = parseRequest(blackboardWatchQuerySchema, request.query, 'query');
     const who = reader.who(request);
     const matches = globMatcher([pattern]);
     const stream = openHostStream(reply, { agent: request.agent, slots: deps.streams, limits: deps.limits });
     stream.send(': watching\n\n');
     const stop = deps.watchers().add((change) => {
-      if (matches(change.key) && reader.mayRead(who, change.key))
+      // Permission first: the agent's own pattern only ever runs on keys it may read.
+      if (reader.mayRead(who, change.key) && matches(change.key))
         stream.send(encodeSseFrame({ event: change.kind, data: JSON.stringify(change) }));
     });
     endWithHost(stream, deps.stopping, stop);

@@ -4,7 +4,9 @@ import {
   type MeshConfig,
   type MeshEvent,
   OpenLegionError,
+  patternProblem,
   publishRequestSchema,
+  pubsubEventsQuerySchema,
   subscribeRequestSchema,
 } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -15,7 +17,6 @@ import type { AgentSlots } from '../server/agent-slots.js';
 import { endWithHost, openHostStream } from '../server/host-stream.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
-import { topicMatcher } from './topic-pattern.js';
 
 /** Events read from the log at a time while a stream replays its backlog. */
 const REPLAY_BATCH = 100;
@@ -24,10 +25,6 @@ const streamQuery = z.object({ subscription: z.coerce.number().int().positive() 
 const ackBody = z
   .object({ subscription: z.number().int().positive(), event_id: z.number().int().positive() })
   .strict();
-const eventsQuery = z.object({
-  topic: z.string().min(1).max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1_000).default(50),
-});
 
 interface PubsubRouteDeps {
   pubsub: () => Pubsub;
@@ -94,8 +91,16 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
     const { subscription: id } = parseRequest(streamQuery, request.query, 'query');
     const agent = requireAgent(request);
     const subscription = own(agent, id);
+    const problem = patternProblem(subscription.pattern, 'topic');
+    if (problem)
+      throw new OpenLegionError(
+        'REQUEST_INVALID',
+        `subscription ${id} was made before patterns were bounded: ${problem}; delete it and subscribe again`,
+        { details: { id } },
+      );
+    // Compiled once for the stream; the agent's permission is checked before its pattern runs.
+    const matches = deps.pubsub().owedTopics(subscription);
     const stream = openHostStream(reply, { agent, slots: deps.streams, limits: deps.limits });
-    const matches = topicMatcher(subscription.pattern);
     let sent = subscription.cursor;
     const send = (event: MeshEvent) => {
       if (event.id <= sent || !deps.pubsub().mayHear(subscription, event)) return;
@@ -113,7 +118,7 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
     // tick as the last, empty, batch: none falls between.
     let after = subscription.cursor;
     for (;;) {
-      const batch = deps.store().eventsAfter(after, subscription.pattern, REPLAY_BATCH);
+      const batch = deps.store().eventsAfter(after, matches, REPLAY_BATCH);
       if (batch.length === 0) break;
       for (const event of batch) {
         send(event);
@@ -132,7 +137,7 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
   });
 
   app.get('/api/pubsub/events', { config: operator }, async (request) => {
-    const { topic, limit } = parseRequest(eventsQuery, request.query, 'query');
+    const { topic, limit } = parseRequest(pubsubEventsQuerySchema, request.query, 'query');
     return { events: deps.store().recent(limit, topic) };
   });
 
