@@ -28,7 +28,7 @@ export interface EgressDecider {
     agent: string,
     host: string,
     port: number,
-  ): Promise<{ allowed: boolean; address?: string; reason?: string }>;
+  ): Promise<{ allowed: boolean; address?: string; reason?: string; invalid?: boolean }>;
 }
 
 /**
@@ -87,6 +87,10 @@ export function credentialsFeature(options: { egress: EgressDecider }): HostFeat
           headers['content-type'] = 'application/json';
         const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
         const decision = await options.egress.decide(agent, url.hostname, port);
+        if (decision.invalid)
+          throw new OpenLegionError('REQUEST_INVALID', `url: ${decision.reason}`, {
+            details: { host: url.hostname, port },
+          });
         if (!decision.allowed || !decision.address)
           throw new OpenLegionError('MESH_FORBIDDEN', `egress refused: ${decision.reason}`, {
             details: { agent, host: url.hostname },

@@ -31,12 +31,19 @@ describe('credentials without exposure', () => {
       });
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const sitePort = (site.address() as AddressInfo).port;
+    siteUrl = `http://127.0.0.1:${sitePort}`;
     const config: MeshConfigInput = {
       llm: { providers: { openai: {} } },
       agents: {
-        coder: { permissions: { credentials: ['GITHUB_TOKEN', 'MISSING_TOKEN'], egress: ['127.0.0.1/32'] } },
-        writer: { permissions: { egress: ['127.0.0.1/32'] } },
+        coder: {
+          permissions: {
+            credentials: ['GITHUB_TOKEN', 'MISSING_TOKEN'],
+            egress: ['127.0.0.1/32'],
+            egress_ports: [80, sitePort],
+          },
+        },
+        writer: { permissions: { egress: ['127.0.0.1/32'], egress_ports: [sitePort] } },
       },
     };
     const tokens = new TokenRegistry();
