@@ -178,6 +178,8 @@ async function startHost(upstreamUrl) {
       providers: { up: { kind: 'openai-compatible', base_url: `${upstreamUrl}/v1` } },
     },
     agents: { a: { budget: { daily_usd: 1_000 } } },
+    // The load is one agent's CONCURRENCY calls at once, past the default cap per agent.
+    limits: { llm_calls_per_agent: CONCURRENCY },
   });
   const db = openDatabase(path.join(dir, 'mesh.db'), { synchronous: process.env.BENCH_SYNC ?? 'FULL' });
   const controller = new AbortController();

@@ -74,7 +74,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
   const workflows = workflowsFeature({
     lanes,
     blackboard: workflowBlackboard(blackboard, deps.logger),
-    events: workflowEvents(pubsub),
+    events: workflowEvents(pubsub, deps.logger),
     notify: notices.publish,
   });
   const instructions = instructionsFeature();
@@ -127,9 +127,15 @@ function workflowBlackboard(blackboard: BlackboardFeature, logger: Logger): Work
 }
 
 /** Workflows are triggered by and publish to the mesh's pub/sub. */
-function workflowEvents(pubsub: PubsubFeature): WorkflowEvents {
+export function workflowEvents(pubsub: PubsubFeature, logger: Logger): WorkflowEvents {
   return {
-    publish: (topic, payload, by) => void pubsub.pubsub().publish(topic, payload, by),
+    // A refused publish (a payload past limits.pubsub_payload_bytes) is logged, never left unhandled.
+    publish: (topic, payload, by) => {
+      pubsub
+        .pubsub()
+        .publish(topic, payload, by)
+        .catch((error: unknown) => logger.error({ err: error, topic, by }, 'a workflow could not publish'));
+    },
     subscribe: (pattern, onEvent) => {
       const matches = topicMatcher(pattern);
       return pubsub.pubsub().listen((event) => {

@@ -118,6 +118,29 @@ export const ERROR_CODES = {
   },
   MESH_VALUE_TOO_LARGE: { retryable: false, status: 413, summary: 'the value is larger than the cap' },
   MESH_ASK_TIMEOUT: { retryable: true, status: 504, summary: 'the asked agent did not answer in time' },
+  MESH_STREAM_LIMIT: {
+    retryable: true,
+    status: 429,
+    summary: 'the agent has as many SSE streams open as limits.streams_per_agent allows; close one first',
+  },
+  LLM_CALL_LIMIT: {
+    retryable: true,
+    status: 429,
+    summary:
+      'the agent has as many LLM calls running as limits.llm_calls_per_agent allows; wait for one to finish',
+  },
+  MESH_STREAM_TOO_SLOW: {
+    retryable: true,
+    status: 503,
+    summary:
+      'the SSE stream was ended: its reader left more unsent than limits.stream_backlog_bytes; read faster and reconnect',
+  },
+  MESH_QUOTA_EXCEEDED: {
+    retryable: false,
+    status: 429,
+    summary:
+      "the write would take the agent past one of its quotas in mesh.yaml's limits; the message names it",
+  },
   AGENT_TURN_INTERRUPTED: {
     retryable: false,
     status: 409,

@@ -168,6 +168,76 @@ const healthSchema = z
   })
   .strict();
 
+/**
+ * What one agent may hold of the host's memory and disk (docs/mesh.md, "Limits"). An agent is
+ * untrusted: each of these bounds something it could otherwise grow without end.
+ */
+const limitsSchema = z
+  .object({
+    /**
+     * Concurrent SSE streams per agent (blackboard watches and pub/sub streams together). An agent
+     * needs one or two; four leaves room for a reconnect racing the old stream.
+     */
+    streams_per_agent: z.number().int().min(1).max(1_000).default(4),
+    /**
+     * Concurrent LLM calls per agent (chat, streamed or not, and embeddings). Its loop makes one at
+     * a time, tools running side by side (memory search) a few more; 16 leaves room, and each call
+     * holds an upstream connection and socket buffers. Past it: 429, which OpenAI clients retry.
+     */
+    llm_calls_per_agent: z.number().int().min(1).max(1_000).default(16),
+    /**
+     * Unsent bytes one SSE stream may queue in the host's memory before its reader is dropped as too
+     * slow. This is on top of the kernel's socket buffers (often megabytes), which absorb bursts
+     * first; 256 KiB is four of the largest frames, more than a reader that keeps up ever leaves.
+     */
+    stream_backlog_bytes: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(256 * 1024 * 1024)
+      .default(256 * 1024),
+    /** The largest pub/sub payload, as JSON text: the same 64 KiB as a blackboard value. */
+    pubsub_payload_bytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(16 * 1024 * 1024)
+      .default(64 * 1024),
+    /**
+     * Pub/sub retention per agent: the newest events it published are kept, older ones pruned as
+     * it publishes. 2,000 outlasts a subscriber's restart; at the payload cap it is at most 125 MiB.
+     */
+    pubsub_events_per_agent: z.number().int().min(1).max(10_000_000).default(2_000),
+    /** Live blackboard keys an agent last wrote. 10,000 is far past what a fleet's shared state needs. */
+    blackboard_keys_per_agent: z.number().int().min(1).max(10_000_000).default(10_000),
+    /**
+     * Bytes of JSON in the live blackboard keys an agent last wrote. 64 MiB: a thousand full-size
+     * values, and a hostile agent's share of the disk stays small.
+     */
+    blackboard_bytes_per_agent: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(64 * 1024 * 1024 * 1024)
+      .default(64 * 1024 * 1024),
+    /**
+     * Blackboard audit rows (puts, deletes) kept per agent; its oldest go as it writes. 100,000 rows
+     * of ~100 bytes is ~10 MiB, and a month of history at one write every 30 s.
+     */
+    audit_rows_per_agent: z.number().int().min(100).max(100_000_000).default(100_000),
+    /**
+     * Trace hops kept per agent (its calls to the host, its egress decisions); its oldest go as it
+     * adds more. 100,000 hops is days of work for a busy agent; traces also expire after 7 days.
+     */
+    trace_rows_per_agent: z.number().int().min(100).max(100_000_000).default(100_000),
+  })
+  .strict()
+  // A stream must hold a few of the largest frames it can carry, or every reader would be dropped.
+  .refine((limits) => limits.stream_backlog_bytes >= 4 * Math.max(limits.pubsub_payload_bytes, 64 * 1024), {
+    path: ['stream_backlog_bytes'],
+    message: 'must be at least 4 times pubsub_payload_bytes (and 256 KiB): a stream carries whole payloads',
+  });
+
 /** The whole mesh.yaml (ARCHITECTURE.md §4), with defaults applied and cross-references checked. */
 export const meshConfigSchema = z
   .object({
@@ -180,6 +250,7 @@ export const meshConfigSchema = z
     channels: channelsSchema.default({}),
     lanes: lanesSchema.prefault({}),
     health: healthSchema.prefault({}),
+    limits: limitsSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

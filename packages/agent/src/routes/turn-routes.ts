@@ -127,7 +127,7 @@ async function streamTurn(
   const controller = new AbortController();
   deps.controllers.add(controller);
   reply.hijack();
-  const stream = openSseResponse(reply.raw, controller);
+  const stream = openSseResponse(reply.raw, { controller });
   const emit = (event: ChatEvent) => {
     deps.onEvent();
     stream.send(formatSseEvent(event));

@@ -1,6 +1,7 @@
 import type { Timer } from '@openlegion/infra/clock';
 import type { HostFeature } from '../features/index.js';
 import { MeshPermissions } from '../permissions/index.js';
+import { streamSlotsOf } from '../server/agent-slots.js';
 import { BLACKBOARD_MIGRATIONS } from './blackboard-migrations.js';
 import { registerBlackboardRoutes } from './blackboard-routes.js';
 import { BlackboardStore } from './blackboard-store.js';
@@ -30,12 +31,19 @@ export function blackboardFeature(): BlackboardFeature {
     watchers,
     store: current,
     init(context) {
-      store = new BlackboardStore(context.db, () => context.clock.now(), watchers.notify);
+      store = new BlackboardStore(
+        context.db,
+        () => context.clock.now(),
+        { limits: context.config.limits, isAgent: (writer) => Object.hasOwn(context.config.agents, writer) },
+        watchers.notify,
+      );
       permissions = MeshPermissions.of(context.config);
     },
     routes: (app, context) =>
       registerBlackboardRoutes(app, {
         stopping: context.signal,
+        streams: streamSlotsOf(context),
+        limits: context.config.limits,
         store: current,
         watchers: () => watchers,
         permissions: () => {
@@ -46,6 +54,7 @@ export function blackboardFeature(): BlackboardFeature {
     start(context) {
       const sweep = () => {
         current().purgeExpired();
+        current().pruneAudit();
         purge = context.clock.setTimeout(sweep, PURGE_INTERVAL_MS);
       };
       sweep();

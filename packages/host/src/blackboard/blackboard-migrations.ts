@@ -20,4 +20,6 @@ export const BLACKBOARD_MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX blackboard_audit_key ON blackboard_audit(key, id);
   `,
+  // Each writer's oldest audit rows are pruned past limits.audit_rows_per_agent.
+  'CREATE INDEX blackboard_audit_by ON blackboard_audit(by, id);',
 ];

@@ -1,16 +1,18 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
+import { encodeSseFrame } from '@openlegion/infra/sse';
 import {
   blackboardKeySchema,
   blackboardPutSchema,
   blackboardWatchQuerySchema,
+  type MeshConfig,
   OpenLegionError,
 } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
-import { endWithHost } from '../server/host-stream.js';
+import type { AgentSlots } from '../server/agent-slots.js';
+import { endWithHost, openHostStream } from '../server/host-stream.js';
 import type { BlackboardStore } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 
@@ -27,6 +29,9 @@ interface BlackboardRouteDeps {
   permissions: () => MeshPermissions;
   /** Aborts when the host stops: open watches end then. */
   stopping: AbortSignal;
+  /** Each agent's open streams (a watch takes one) and the bounds from mesh.yaml. */
+  streams: AgentSlots;
+  limits: MeshConfig['limits'];
 }
 
 /** Who is asking, and what they may read and write. */
@@ -111,8 +116,7 @@ function register(
     const { pattern } = parseRequest(blackboardWatchQuerySchema, request.query, 'query');
     const who = reader.who(request);
     const matches = globMatcher([pattern]);
-    reply.hijack();
-    const stream = openSseResponse(reply.raw);
+    const stream = openHostStream(reply, { agent: request.agent, slots: deps.streams, limits: deps.limits });
     stream.send(': watching\n\n');
     const stop = deps.watchers().add((change) => {
       // Permission first: the agent's own pattern only ever runs on keys it may read.

@@ -1,5 +1,12 @@
 import { type Database, GroupCommit, transaction } from '@openlegion/infra/sqlite';
-import { type BlackboardChange, type BlackboardEntry, OpenLegionError } from '@openlegion/protocol';
+import {
+  type BlackboardChange,
+  type BlackboardEntry,
+  type MeshConfig,
+  OpenLegionError,
+} from '@openlegion/protocol';
+import { OwnerRowCap } from '../server/owner-row-cap.js';
+import { BlackboardUsage } from './blackboard-usage.js';
 
 /** The largest value the blackboard keeps, as JSON text. */
 export const MAX_VALUE_BYTES = 64 * 1024;
@@ -19,6 +26,16 @@ export interface AuditRecord {
   action: 'put' | 'delete' | 'expire';
   by: string;
   at: number;
+}
+
+/** What bounds each agent's share (mesh.yaml `limits`), and who counts as an agent. */
+export interface BlackboardLimits {
+  limits: Pick<
+    MeshConfig['limits'],
+    'blackboard_keys_per_agent' | 'blackboard_bytes_per_agent' | 'audit_rows_per_agent'
+  >;
+  /** Writers held to the quotas (the agents); the operator and the host are not. */
+  isAgent: (writer: string) => boolean;
 }
 
 export interface PutOptions {
@@ -42,6 +59,10 @@ const toEntry = (row: EntryRow): BlackboardEntry => ({
  * trail. Writes are group-committed: those that arrive together share one transaction (each in its
  * own savepoint) and resolve once it is committed, so an acknowledged write is on disk (mesh.db runs
  * with synchronous FULL) at the cost of one sync per batch. Expired entries read as absent.
+ *
+ * Each agent's share is bounded: the keys it last wrote (until they are deleted or purged) may
+ * hold at most `blackboard_keys_per_agent` keys and `blackboard_bytes_per_agent` bytes of JSON
+ * (429 MESH_QUOTA_EXCEEDED past either), and it keeps its newest `audit_rows_per_agent` audit rows.
  */
 export class BlackboardStore {
   readonly #db: Database;
@@ -52,12 +73,27 @@ export class BlackboardStore {
   readonly #remove;
   readonly #audit;
   readonly #commits: GroupCommit;
+  readonly #quota: BlackboardLimits;
+  readonly #usage: BlackboardUsage;
+  readonly #auditCap: OwnerRowCap;
 
-  constructor(db: Database, now: () => number, onChange: (change: BlackboardChange) => void = () => {}) {
+  constructor(
+    db: Database,
+    now: () => number,
+    quota: BlackboardLimits,
+    onChange: (change: BlackboardChange) => void = () => {},
+  ) {
     this.#db = db;
     this.#now = now;
     this.#onChange = onChange;
+    this.#quota = quota;
     this.#commits = new GroupCommit(db);
+    this.#usage = new BlackboardUsage(db);
+    this.#auditCap = new OwnerRowCap(db, {
+      table: 'blackboard_audit',
+      ownerColumn: 'by',
+      keep: quota.limits.audit_rows_per_agent,
+    });
     this.#select = db.prepare<[string], EntryRow>('SELECT * FROM blackboard_entries WHERE key = ?');
     this.#upsert = db.prepare<EntryRow>(
       `INSERT INTO blackboard_entries (key, value, version, updated_by, updated_at, expires_at)
@@ -88,10 +124,12 @@ export class BlackboardStore {
         { details: { key, bytes: size, max: MAX_VALUE_BYTES } },
       );
     }
-    const entry = await this.#commits.submit(() => {
+    const entry = await this.#committed(() => {
       const now = this.#now();
-      const current = this.#live(key);
+      const stored = this.#select.get(key);
+      const current = stored && this.#isLive(stored) ? stored : undefined;
       checkVersion(key, current?.version ?? 0, options.ifVersion);
+      if (this.#quota.isAgent(by)) this.#checkQuota(key, by, size, stored);
       const row: EntryRow = {
         key,
         value: text,
@@ -101,7 +139,8 @@ export class BlackboardStore {
         expires_at: options.ttlSeconds === undefined ? null : now + options.ttlSeconds * 1000,
       };
       this.#upsert.run(row);
-      this.#audit.run({ key, version: row.version, action: 'put', by, at: now });
+      this.#audited({ key, version: row.version, action: 'put', by, at: now });
+      this.#usage.replaced(stored, row);
       return { ...toEntry(row), value };
     });
     this.#onChange({ kind: 'put', key, version: entry.version, by, at: entry.updated_at, entry });
@@ -110,13 +149,14 @@ export class BlackboardStore {
 
   /** Delete `key`; 404 MESH_KEY_NOT_FOUND when absent, 409 when `ifVersion` does not hold. */
   async delete(key: string, by: string, ifVersion?: number): Promise<void> {
-    const { version, at } = await this.#commits.submit(() => {
+    const { version, at } = await this.#committed(() => {
       const now = this.#now();
       const current = this.#live(key);
       if (!current) throw notFound(key);
       checkVersion(key, current.version, ifVersion);
       this.#remove.run(key);
-      this.#audit.run({ key, version: current.version, action: 'delete', by, at: now });
+      this.#audited({ key, version: current.version, action: 'delete', by, at: now });
+      this.#usage.replaced(current, undefined);
       return { version: current.version, at: now };
     });
     this.#onChange({ kind: 'delete', key, version, by, at });
@@ -163,14 +203,62 @@ export class BlackboardStore {
       }
       return rows;
     });
+    for (const row of expired) this.#usage.replaced(row, undefined);
     for (const row of expired)
       this.#onChange({ kind: 'delete', key: row.key, version: row.version, by: 'host', at: now });
     return expired.length;
   }
 
+  /** Every writer's audit rows past its newest `audit_rows_per_agent` (the periodic sweep). */
+  pruneAudit(): number {
+    return this.#auditCap.pruneAll();
+  }
+
+  /** The live-or-not-yet-purged keys `agent` last wrote, and their bytes of JSON. */
+  usage(agent: string): { keys: number; bytes: number } {
+    return this.#usage.of(agent);
+  }
+
   #live(key: string): EntryRow | undefined {
     const row = this.#select.get(key);
-    return row && (row.expires_at === null || row.expires_at > this.#now()) ? row : undefined;
+    return row && this.#isLive(row) ? row : undefined;
+  }
+
+  #isLive(row: EntryRow): boolean {
+    return row.expires_at === null || row.expires_at > this.#now();
+  }
+
+  #audited(record: AuditRecord): void {
+    this.#audit.run(record);
+    this.#auditCap.added(record.by);
+  }
+
+  /** Group-committed work; a batch whose commit failed leaves the usage counts to be read again. */
+  async #committed<T>(work: () => T): Promise<T> {
+    try {
+      return await this.#commits.submit(work);
+    } catch (error) {
+      if (!(error instanceof OpenLegionError)) this.#usage.recount();
+      throw error;
+    }
+  }
+
+  /** 429 MESH_QUOTA_EXCEEDED when writing `size` bytes under `key` takes `by` past a quota. */
+  #checkQuota(key: string, by: string, size: number, stored: EntryRow | undefined): void {
+    const { blackboard_keys_per_agent: maxKeys, blackboard_bytes_per_agent: maxBytes } = this.#quota.limits;
+    const owned = stored?.updated_by === by;
+    const usage = this.#usage.of(by);
+    const keys = usage.keys + (owned ? 0 : 1);
+    const bytes = usage.bytes + size - (owned && stored ? Buffer.byteLength(stored.value) : 0);
+    const refuse = (what: string, field: string, used: number, max: number) =>
+      new OpenLegionError(
+        'MESH_QUOTA_EXCEEDED',
+        `agent "${by}" may hold at most ${max} ${what} on the blackboard (${field}) and holds ${used}; ` +
+          `writing "${key}" would make it ${what === 'keys' ? keys : bytes}: delete keys it no longer needs`,
+        { details: { agent: by, key, field, used, max } },
+      );
+    if (keys > maxKeys) throw refuse('keys', 'limits.blackboard_keys_per_agent', usage.keys, maxKeys);
+    if (bytes > maxBytes) throw refuse('bytes', 'limits.blackboard_bytes_per_agent', usage.bytes, maxBytes);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CostMeter } from '../costs/index.js';
 import type { HostFeature } from '../features/index.js';
+import { llmCallSlotsOf } from '../server/agent-slots.js';
 import { createLlmProxy, type LlmProxy } from './llm-proxy.js';
 import { registerLlmRoutes } from './llm-routes.js';
 
@@ -24,7 +25,7 @@ export function llmFeature(options: LlmFeatureOptions = {}): HostFeature {
         clock: context.clock,
         ...proxyOptions,
       });
-      registerLlmRoutes(app, proxy, context.config, costs);
+      registerLlmRoutes(app, proxy, context.config, costs, llmCallSlotsOf(context));
     },
     async stop() {
       await proxy?.close();

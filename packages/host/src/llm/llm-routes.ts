@@ -1,7 +1,8 @@
 import { parseRequest } from '@openlegion/infra/http';
 import type { MeshConfig } from '@openlegion/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CostMeter } from '../costs/index.js';
+import type { AgentSlots } from '../server/agent-slots.js';
 import { callAbortOnClientClose } from '../server/client-abort.js';
 import { sendAnswer } from '../server/upstream-reply.js';
 import { chatCompletionBodySchema, embeddingsBodySchema, type LlmAnswer, type LlmProxy } from './index.js';
@@ -18,13 +19,23 @@ export function registerLlmRoutes(
   llm: LlmProxy,
   config: MeshConfig,
   costs?: () => CostMeter,
+  calls?: AgentSlots,
 ): void {
   const auth = { auth: 'agent-or-operator' } as const;
+  // An agent's calls run at most `limits.llm_calls_per_agent` at once; the slot is back when the
+  // answer is sent or the agent hangs up (the operator's calls take none).
+  const takeSlot = (request: FastifyRequest, reply: FastifyReply) => {
+    if (!calls || request.agent === undefined) return;
+    const release = calls.acquire(request.agent);
+    reply.raw.once('finish', release);
+    reply.raw.once('close', release);
+  };
 
   app.post('/v1/chat/completions', { config: auth }, async (request, reply) => {
     const body = parseRequest(chatCompletionBodySchema, request.body);
     const target = llm.resolve(body.model);
     requireModelAccess(config, request.agent, target.model);
+    takeSlot(request, reply);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'chat', body });
     let upstream: LlmAnswer;
     let answered = target;
@@ -50,6 +61,7 @@ export function registerLlmRoutes(
     const body = parseRequest(embeddingsBodySchema, request.body);
     const target = llm.resolve(llm.embeddingModel(body));
     requireModelAccess(config, request.agent, target.model);
+    takeSlot(request, reply);
     const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'embeddings', body });
     let upstream: LlmAnswer;
     let answered = target;

@@ -2,6 +2,7 @@ import type { Timer } from '@openlegion/infra/clock';
 import type { HostFeature } from '../features/index.js';
 import type { Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
+import { streamSlotsOf } from '../server/agent-slots.js';
 import { Pubsub } from './pubsub.js';
 import { PUBSUB_MIGRATIONS } from './pubsub-migrations.js';
 import { registerPubsubRoutes } from './pubsub-routes.js';
@@ -29,7 +30,7 @@ export function pubsubFeature(options: { lanes: Pick<Lanes, 'enqueue'> }): Pubsu
     migrations: PUBSUB_MIGRATIONS,
     pubsub: () => current().pubsub,
     init(context) {
-      const store = new PubsubStore(context.db);
+      const store = new PubsubStore(context.db, context.config.limits);
       const permissions = MeshPermissions.of(context.config);
       const logger = context.logger.child({ component: 'pubsub' });
       state = {
@@ -45,6 +46,8 @@ export function pubsubFeature(options: { lanes: Pick<Lanes, 'enqueue'> }): Pubsu
         permissions: () => current().permissions,
         now: () => context.clock.now(),
         stopping: context.signal,
+        streams: streamSlotsOf(context),
+        limits: context.config.limits,
       }),
     async start(context) {
       // Events published while the host was down, or that could not wake their subscriber, go now.

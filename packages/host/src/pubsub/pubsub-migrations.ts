@@ -19,4 +19,6 @@ export const PUBSUB_MIGRATIONS: readonly string[] = [
     UNIQUE (agent, pattern)
   ) STRICT;
   `,
+  // Each publisher's oldest events are pruned past limits.pubsub_events_per_agent.
+  'CREATE INDEX pubsub_events_publisher ON pubsub_events(published_by, id);',
 ];

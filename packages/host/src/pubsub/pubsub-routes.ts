@@ -1,6 +1,7 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
+import { encodeSseFrame } from '@openlegion/infra/sse';
 import {
+  type MeshConfig,
   type MeshEvent,
   OpenLegionError,
   patternProblem,
@@ -12,10 +13,13 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
-import { endWithHost } from '../server/host-stream.js';
+import type { AgentSlots } from '../server/agent-slots.js';
+import { endWithHost, openHostStream } from '../server/host-stream.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
 
+/** Events read from the log at a time while a stream replays its backlog. */
+const REPLAY_BATCH = 100;
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 const streamQuery = z.object({ subscription: z.coerce.number().int().positive() });
 const ackBody = z
@@ -29,6 +33,9 @@ interface PubsubRouteDeps {
   now: () => number;
   /** Aborts when the host stops: open streams end then. */
   stopping: AbortSignal;
+  /** Each agent's open streams (a pub/sub stream takes one) and the bounds from mesh.yaml. */
+  streams: AgentSlots;
+  limits: MeshConfig['limits'];
 }
 
 /** `/mesh/pubsub/*` for agents (within their permissions) and `/api/pubsub/*` for the operator. */
@@ -82,7 +89,8 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
   // on the next stream. Frames: `id: <event id>`, `event: event`.
   app.get('/mesh/pubsub/stream', { config: agentAuth }, async (request, reply) => {
     const { subscription: id } = parseRequest(streamQuery, request.query, 'query');
-    const subscription = own(requireAgent(request), id);
+    const agent = requireAgent(request);
+    const subscription = own(agent, id);
     const problem = patternProblem(subscription.pattern, 'topic');
     if (problem)
       throw new OpenLegionError(
@@ -92,25 +100,34 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
       );
     // Compiled once for the stream; the agent's permission is checked before its pattern runs.
     const matches = deps.pubsub().owedTopics(subscription);
-    reply.hijack();
-    const stream = openSseResponse(reply.raw);
+    const stream = openHostStream(reply, { agent, slots: deps.streams, limits: deps.limits });
     let sent = subscription.cursor;
     const send = (event: MeshEvent) => {
       if (event.id <= sent || !deps.pubsub().mayHear(subscription, event)) return;
       sent = event.id;
       stream.send(encodeSseFrame({ id: String(event.id), event: 'event', data: JSON.stringify(event) }));
     };
-    const live: MeshEvent[] = [];
-    let replaying = true;
+    let live = false;
     const stop = deps.pubsub().listen((event) => {
-      if (replaying) live.push(event);
-      else if (matches(event.topic)) send(event);
+      if (live && matches(event.topic)) send(event);
     });
-    stream.send(': subscribed\n\n');
-    for (const event of deps.store().eventsAfter(subscription.cursor, matches, 10_000)) send(event);
-    replaying = false;
-    for (const event of live) if (matches(event.topic)) send(event);
     endWithHost(stream, deps.stopping, stop);
+    stream.send(': subscribed\n\n');
+    // The backlog goes out as the reader takes it (never more than half its bound queued), so a long
+    // one neither piles up in memory nor trips the slow-reader bound. Live events start in the same
+    // tick as the last, empty, batch: none falls between.
+    let after = subscription.cursor;
+    for (;;) {
+      const batch = deps.store().eventsAfter(after, matches, REPLAY_BATCH);
+      if (batch.length === 0) break;
+      for (const event of batch) {
+        send(event);
+        after = event.id;
+        if (stream.backlog > deps.limits.stream_backlog_bytes / 2) await stream.drained();
+        if (stream.signal.aborted || deps.stopping.aborted) return;
+      }
+    }
+    live = true;
   });
 
   app.post('/api/pubsub/publish', { config: operator }, async (request, reply) => {

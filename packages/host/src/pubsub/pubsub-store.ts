@@ -1,6 +1,7 @@
 import type { Database } from '@openlegion/infra/sqlite';
-import type { MeshEvent } from '@openlegion/protocol';
+import { type MeshConfig, type MeshEvent, OpenLegionError } from '@openlegion/protocol';
 import { topicMatcher } from '../permissions/index.js';
+import { OwnerRowCap } from '../server/owner-row-cap.js';
 
 /** A durable subscription: events after `cursor` on topics matching `pattern` are owed to `agent`. */
 export interface Subscription {
@@ -24,26 +25,47 @@ interface EventRow {
 
 const toEvent = (row: EventRow): MeshEvent => ({ ...row, payload: JSON.parse(row.payload) });
 
-/** The event log and the subscriptions with their cursors, in mesh.db. */
+/** What bounds the log (mesh.yaml `limits`). */
+export type PubsubLimits = Pick<MeshConfig['limits'], 'pubsub_payload_bytes' | 'pubsub_events_per_agent'>;
+
+/**
+ * The event log and the subscriptions with their cursors, in mesh.db. Payloads are capped, and each
+ * publisher keeps its newest `pubsub_events_per_agent` events (pruned as it publishes).
+ */
 export class PubsubStore {
   readonly #db: Database;
+  readonly #limits: PubsubLimits;
+  readonly #perPublisher: OwnerRowCap;
 
-  constructor(db: Database) {
+  constructor(db: Database, limits: PubsubLimits) {
     this.#db = db;
+    this.#limits = limits;
+    this.#perPublisher = new OwnerRowCap(db, {
+      table: 'pubsub_events',
+      ownerColumn: 'published_by',
+      keep: limits.pubsub_events_per_agent,
+    });
   }
 
+  /** Write an event; 413 MESH_VALUE_TOO_LARGE (nothing written) when its payload is past the cap. */
   append(event: Omit<MeshEvent, 'id'>): MeshEvent {
+    const payload = JSON.stringify(event.payload);
+    if (payload === undefined) throw new OpenLegionError('REQUEST_INVALID', 'payload: must be JSON');
+    const size = Buffer.byteLength(payload);
+    const max = this.#limits.pubsub_payload_bytes;
+    if (size > max) {
+      throw new OpenLegionError(
+        'MESH_VALUE_TOO_LARGE',
+        `payload: ${size} bytes of JSON for topic "${event.topic}"; pub/sub carries at most ${max} (limits.pubsub_payload_bytes)`,
+        { details: { topic: event.topic, bytes: size, max, field: 'limits.pubsub_payload_bytes' } },
+      );
+    }
     const { lastInsertRowid } = this.#db
       .prepare(
         'INSERT INTO pubsub_events (topic, payload, published_by, published_at, trace_id) VALUES (?, ?, ?, ?, ?)',
       )
-      .run(
-        event.topic,
-        JSON.stringify(event.payload),
-        event.published_by,
-        event.published_at,
-        event.trace_id,
-      );
+      .run(event.topic, payload, event.published_by, event.published_at, event.trace_id);
+    this.#perPublisher.added(event.published_by);
     return { ...event, id: Number(lastInsertRowid) };
   }
 
@@ -117,12 +139,17 @@ export class PubsubStore {
     this.#db.prepare('UPDATE pubsub_subscriptions SET cursor = max(cursor, ?) WHERE id = ?').run(eventId, id);
   }
 
-  /** Bounded retention: keep the newest `keep` events and none older than `olderThan`. */
+  /**
+   * Bounded retention: keep the newest `keep` events, none older than `olderThan`, and each
+   * publisher's newest `pubsub_events_per_agent`.
+   */
   prune(keep: number, olderThan: number): number {
-    return this.#db
-      .prepare(
-        'DELETE FROM pubsub_events WHERE id <= (SELECT max(id) FROM pubsub_events) - ? OR published_at < ?',
-      )
-      .run(keep, olderThan).changes;
+    return (
+      this.#db
+        .prepare(
+          'DELETE FROM pubsub_events WHERE id <= (SELECT max(id) FROM pubsub_events) - ? OR published_at < ?',
+        )
+        .run(keep, olderThan).changes + this.#perPublisher.pruneAll()
+    );
   }
 }

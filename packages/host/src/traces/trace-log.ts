@@ -1,5 +1,6 @@
 import type { Database } from '@openlegion/infra/sqlite';
 import type { TraceEvent, TraceSummary } from '@openlegion/protocol';
+import { OwnerRowCap } from '../server/owner-row-cap.js';
 
 export type { TraceEvent, TraceSummary };
 
@@ -17,26 +18,34 @@ export const TRACE_MIGRATIONS: readonly string[] = [
   CREATE INDEX trace_events_trace ON trace_events(trace_id, id);
   CREATE INDEX trace_events_at ON trace_events(at);
   `,
+  // Each agent's oldest hops are pruned past limits.trace_rows_per_agent.
+  'CREATE INDEX trace_events_agent ON trace_events(agent, id);',
 ];
 
 interface EventRow extends Omit<TraceEvent, 'detail'> {
   detail: string;
 }
 
-/** Trace events in mesh.db, kept for a bounded time. */
+/**
+ * Trace events in mesh.db, kept for a bounded time; each agent keeps its newest `keepPerAgent`
+ * hops (pruned as it adds more), so an agent naming trace ids of its own cannot fill the disk.
+ */
 export class TraceLog {
   readonly #db: Database;
   readonly #insert;
+  readonly #perAgent: OwnerRowCap;
 
-  constructor(db: Database) {
+  constructor(db: Database, keepPerAgent: number) {
     this.#db = db;
     this.#insert = db.prepare<EventRow>(
       'INSERT INTO trace_events (trace_id, at, hop, agent, detail) VALUES (@trace_id, @at, @hop, @agent, @detail)',
     );
+    this.#perAgent = new OwnerRowCap(db, { table: 'trace_events', ownerColumn: 'agent', keep: keepPerAgent });
   }
 
   record(event: TraceEvent): void {
     this.#insert.run({ ...event, detail: JSON.stringify(event.detail) });
+    if (event.agent !== null) this.#perAgent.added(event.agent);
   }
 
   events(traceId: string): TraceEvent[] {
@@ -78,7 +87,11 @@ export class TraceLog {
     }));
   }
 
+  /** Hops older than `olderThan`, and each agent's past its newest `keepPerAgent`. */
   prune(olderThan: number): number {
-    return this.#db.prepare('DELETE FROM trace_events WHERE at < ?').run(olderThan).changes;
+    return (
+      this.#db.prepare('DELETE FROM trace_events WHERE at < ?').run(olderThan).changes +
+      this.#perAgent.pruneAll()
+    );
   }
 }

@@ -59,7 +59,7 @@ export function tracesFeature(): TracesFeature {
       return log;
     },
     init(context) {
-      log = new TraceLog(context.db);
+      log = new TraceLog(context.db, context.config.limits.trace_rows_per_agent);
       now = () => context.clock.now();
     },
     routes: (app) => registerTraceRoutes(app, record, () => log),
@@ -84,13 +84,17 @@ function registerTraceRoutes(
   record: (event: Omit<TraceEvent, 'at'>) => void,
   log: () => TraceLog | undefined,
 ): void {
-  // Every call an agent (or the operator) makes with a trace id is a hop of that trace.
+  // Every call an agent (or the operator) makes with a trace id is a hop of that trace: only calls
+  // that proved who made them (a 401, a 404 or an `auth: 'none'` route writes nothing), named by
+  // their route pattern, never the raw URL.
   app.addHook('onResponse', async (request, reply) => {
     const traceId = request.headers[TRACE_HEADER];
+    const route = request.routeOptions.url;
+    if (request.caller === undefined || route === undefined) return;
     if (typeof traceId !== 'string' || !TRACE_ID.test(traceId)) return;
     record({
       trace_id: traceId,
-      hop: `http ${request.method} ${request.routeOptions.url ?? request.url}`,
+      hop: `http ${request.method} ${route}`,
       agent: request.agent ?? null,
       detail: { status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
     });

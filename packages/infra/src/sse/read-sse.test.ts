@@ -34,4 +34,16 @@ describe('encodeSseFrame', () => {
     for await (const frame of readSseFrames(streamOf(text, 3))) frames.push(frame);
     expect(frames).toEqual([{ event: 'put', id: '7', data: '{"a":1}\n{"b":2}' }, { data: 'x' }]);
   });
+
+  it('ends the read when a frame runs past the bound without ending, instead of buffering it', async () => {
+    const endless = (function* () {
+      yield new TextEncoder().encode('data: {"type":"text_delta","text":"ok"}\n\n');
+      for (;;) yield new TextEncoder().encode('x'.repeat(1_000));
+    })();
+    const frames: string[] = [];
+    await expect(async () => {
+      for await (const frame of readSseFrames(endless, { maxFrameChars: 100_000 })) frames.push(frame.data);
+    }).rejects.toThrow('an SSE frame ran past 100000 characters without ending');
+    expect(frames).toEqual(['{"type":"text_delta","text":"ok"}']);
+  });
 });
