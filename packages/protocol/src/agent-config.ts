@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { modelRef, resourcesSchema, secretRef } from './config-fields.js';
+import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
@@ -11,7 +12,7 @@ const permissionsSchema = z
     blackboard: z.object({ read: globList, write: globList }).strict().prefault({}),
     pubsub: z.object({ publish: globList, subscribe: globList }).strict().prefault({}),
     message: z.array(z.string()).default([]),
-    credentials: z.array(z.string()).default([]),
+    credentials: credentialGrantsSchema,
     egress: globList,
   })
   .strict();
