@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { MeshConfigInput } from '@openlegion/protocol';
@@ -44,6 +44,18 @@ function echo(
 }
 let stored = '';
 
+/** An answer that never ends: fast (`/endless`) or one byte at a time (`/drip`), until the client hangs up. */
+function stream(path: string, res: ServerResponse): void {
+  res.writeHead(200);
+  const chunk = path === '/endless' ? 'z'.repeat(64 * 1024) : 'z';
+  const timer = setInterval(() => res.write(chunk), path === '/endless' ? 1 : 200);
+  res.on('close', () => {
+    clearInterval(timer);
+    hungUp.push(path);
+  });
+}
+const hungUp: string[] = [];
+
 describe('credentials bound to hosts and places', () => {
   let site: Server;
   let port: number;
@@ -79,6 +91,7 @@ describe('credentials bound to hosts and places', () => {
           authorization: req.headers.authorization,
           body,
         });
+        if (req.url === '/endless' || req.url === '/drip') return stream(req.url, res);
         const answer = echo(req, body);
         res.writeHead(answer.status ?? 200, answer.headers ?? {});
         res.end(answer.body);
@@ -254,6 +267,8 @@ describe('credentials bound to hosts and places', () => {
       code: 'REQUEST_INVALID',
       message: 'headers.AUTHORIZATION: the header is given twice (header names ignore case); send it once',
     });
+    // A header named like an object property is just a header.
+    expect((await http('coder', { url: github(), headers: { constructor: 'x' } })).statusCode).toBe(200);
   });
 
   const MARK = '[$CRED{GITHUB_TOKEN}]';
@@ -301,6 +316,23 @@ describe('credentials bound to hosts and places', () => {
     expect(body.endsWith('x'.repeat(10) + 'Bearer [$CRED{GITHUB_TOKEN}]')).toBe(true);
     expect(body).not.toContain(SECRET.slice(0, 8));
     expect(body).not.toContain('y');
+  });
+
+  it('stops reading an endless answer at the cap and hangs up', async () => {
+    const answer = await http('coder', { url: github('/endless') });
+    expect(answer.json()).toMatchObject({ status: 200, truncated: true });
+    expect(answer.json().body).toHaveLength(MIB);
+    await expect.poll(() => hungUp).toContain('/endless');
+  });
+
+  it('gives up an answer that drips on past timeout_s in all', async () => {
+    const answer = await http('coder', { url: github('/drip'), timeout_s: 1 });
+    expect(answer.statusCode).toBe(502);
+    expect(answer.json().error).toMatchObject({
+      code: 'MESH_HTTP_FAILED',
+      message: `api.github.test:${port} did not answer within 1 s`,
+    });
+    await expect.poll(() => hungUp).toContain('/drip');
   });
 
   it('refuses a host outside egress without dialing it', async () => {

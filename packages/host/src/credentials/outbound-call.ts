@@ -66,8 +66,9 @@ export function buildOutboundCall(call: AgentCall, fill: CredentialFill): Outbou
   }
   for (const [key, value] of Object.entries(call.query))
     url.searchParams.set(fill(key, 'query name'), fill(value, `query:${key}`));
-  const headers = checkedHeaders(call.headers);
-  for (const [name, value] of Object.entries(headers)) headers[name] = fill(value, `header:${name}`);
+  const headers = Object.fromEntries(
+    [...checkedHeaders(call.headers)].map(([name, value]) => [name, fill(value, `header:${name}`)]),
+  );
   const body =
     call.body === undefined
       ? undefined
@@ -81,8 +82,9 @@ export function buildOutboundCall(call: AgentCall, fill: CredentialFill): Outbou
 }
 
 /** The agent's headers, names lower-cased; throws 400 naming a header the agent may not set. */
-function checkedHeaders(given: Record<string, string>): Record<string, string> {
-  const headers: Record<string, string> = {};
+function checkedHeaders(given: Record<string, string>): Map<string, string> {
+  // A Map, so a header named like an object property (`__proto__`, `constructor`) is just a header.
+  const headers = new Map<string, string>();
   for (const [givenName, value] of Object.entries(given)) {
     const name = givenName.toLowerCase();
     const refuse = (message: string) => {
@@ -95,9 +97,9 @@ function checkedHeaders(given: Record<string, string>): Record<string, string> {
       refuse('the host sets Host from the url (TLS checks that name too); put the host in the url');
     if (HOST_SET_HEADERS.has(name) || name.startsWith('proxy-'))
       refuse(`the host sets ${name} itself (it belongs to the connection, not the request); remove it`);
-    if (name in headers) refuse(`the header is given twice (header names ignore case); send it once`);
+    if (headers.has(name)) refuse(`the header is given twice (header names ignore case); send it once`);
     if (/[\r\n\0]/.test(value)) refuse('a header value may not hold a line break or NUL');
-    headers[name] = value;
+    headers.set(name, value);
   }
   return headers;
 }
