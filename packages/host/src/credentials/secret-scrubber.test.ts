@@ -87,6 +87,34 @@ describe('SecretScrubber', () => {
     expect(two.scrubText('xxabcdefghijklxx')).toBe('xx[$CRED{A}][$CRED{B}]xx');
   });
 
+  it('removes a whole run of a repetitive secret, in linear time', () => {
+    const periodic = new SecretScrubber(new Map([['P', 'abababab']]));
+    expect(periodic.scrubText(`x${'ab'.repeat(9)}x`)).toBe('x[$CRED{P}]x');
+    // Occurrences 4 apart, though the smallest period is 3.
+    expect(new SecretScrubber(new Map([['S', 'aabaa']])).scrubText('xaabaaabaax')).toBe('x[$CRED{S}]x');
+    const long = new SecretScrubber(new Map([['L', 'x'.repeat(3000)]]));
+    const started = performance.now();
+    expect(long.scrub(Buffer.from('x'.repeat(2 * 1024 * 1024)), 1024 * 1024)).toBe('[$CRED{L}]');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('leaves no occurrence of a repetitive secret in runs of its unit (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 3, max: 12 }),
+        fc.array(fc.tuple(textArb, fc.integer({ min: 0, max: 40 })), { maxLength: 6 }),
+        (unit, times, pieces) => {
+          const secret = unit.repeat(times);
+          fc.pre(secret.length >= 8 && markerFree(secret));
+          const text = pieces.map(([before, count]) => before + unit.repeat(count)).join('');
+          const clean = new SecretScrubber(new Map([['TOKEN', secret]])).scrubText(text);
+          expect(clean.toLowerCase()).not.toContain(secret.toLowerCase());
+        },
+      ),
+    );
+  });
+
   it('scrubs before it cuts: a value straddling the cap is replaced whole', () => {
     const body = Buffer.from(`${'.'.repeat(95)}${SECRET}${'.'.repeat(100)}`);
     expect(scrubber.scrub(body, 100)).toBe(`${'.'.repeat(95)}${MARK}`);

@@ -4,10 +4,15 @@
  */
 const MIN_FORM_BYTES = 4;
 
+/** How far a run of a short-period form is extended at once (a multiple of its period). */
+const RUN_STEP_BYTES = 256;
+
 interface Form {
   name: string;
   /** The form's UTF-8 bytes, ASCII letters lower-cased: matching is case-insensitive. */
   needle: Buffer;
+  /** The needle's smallest period: two occurrences overlap by no less than this shift. */
+  period: number;
 }
 
 /**
@@ -27,7 +32,10 @@ export class SecretScrubber {
   /** `secrets` maps each credential's name to its value. */
   constructor(secrets: ReadonlyMap<string, string>) {
     this.#forms = [...secrets].flatMap(([name, value]) =>
-      formsOf(value).map((form) => ({ name, needle: foldCase(form) })),
+      formsOf(value).map((form) => {
+        const needle = foldCase(form);
+        return { name, needle, period: smallestPeriod(needle) };
+      }),
     );
     this.lookaheadBytes = Math.max(0, ...this.#forms.map((form) => form.needle.length));
   }
@@ -64,9 +72,24 @@ export class SecretScrubber {
     if (this.#forms.length === 0) return [];
     const folded = foldCase(Buffer.from(body));
     const found: { start: number; end: number; name: string }[] = [];
-    for (const { name, needle } of this.#forms) {
-      for (let at = folded.indexOf(needle); at !== -1 && at < cap; at = folded.indexOf(needle, at + 1))
-        found.push({ start: at, end: at + needle.length, name });
+    for (const { name, needle, period } of this.#forms) {
+      const size = needle.length;
+      for (let at = folded.indexOf(needle); at !== -1 && at < cap; ) {
+        // A run of occurrences one period apart is taken in one step, p bytes at a time, so a
+        // repetitive secret in a repetitive body costs linear time, not size × body.
+        let last = at;
+        for (const step of [period * Math.max(1, Math.floor(RUN_STEP_BYTES / period)), period])
+          while (
+            step <= size &&
+            last + step < cap &&
+            last + step + size <= folded.length &&
+            folded.compare(needle, size - step, size, last + size, last + size + step) === 0
+          )
+            last += step;
+        found.push({ start: at, end: last + size, name });
+        // Nothing starts closer than one period after an occurrence.
+        at = folded.indexOf(needle, last + period);
+      }
     }
     found.sort((a, b) => a.start - b.start);
     const merged: { start: number; end: number; names: string[] }[] = [];
@@ -124,6 +147,17 @@ export function formsOf(value: string): Buffer[] {
 function base64Core(bytes: Buffer, align: number): string {
   const text = Buffer.concat([Buffer.alloc(align), bytes, Buffer.alloc(2)]).toString('base64');
   return text.slice(Math.ceil((8 * align) / 6), Math.floor((8 * (align + bytes.length)) / 6));
+}
+
+/** The smallest p such that `bytes[i] === bytes[i + p]` for all i (KMP's failure function). */
+function smallestPeriod(bytes: Buffer): number {
+  const border = new Array<number>(bytes.length).fill(0);
+  for (let i = 1, k = 0; i < bytes.length; i++) {
+    while (k > 0 && bytes[i] !== bytes[k]) k = border[k - 1] ?? 0;
+    if (bytes[i] === bytes[k]) k++;
+    border[i] = k;
+  }
+  return bytes.length - (border[bytes.length - 1] ?? 0);
 }
 
 /** ASCII letters lower-cased in place (the length stays, so offsets match the original). */
