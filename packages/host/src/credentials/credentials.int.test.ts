@@ -313,7 +313,7 @@ describe('credentials bound to hosts and places', () => {
     const answer = await withToken('/pad');
     const { body, truncated } = answer.json();
     expect(truncated).toBe(true);
-    expect(body.endsWith('x'.repeat(10) + 'Bearer [$CRED{GITHUB_TOKEN}]')).toBe(true);
+    expect(body.endsWith(`${'x'.repeat(10)}Bearer [$CRED{GITHUB_TOKEN}]`)).toBe(true);
     expect(body).not.toContain(SECRET.slice(0, 8));
     expect(body).not.toContain('y');
   });

@@ -75,7 +75,7 @@ export class SecretScrubber {
     for (const { name, needle, period } of this.#forms) {
       const size = needle.length;
       for (let at = folded.indexOf(needle); at !== -1 && at < cap; ) {
-        // A run of occurrences one period apart is taken in one step, p bytes at a time, so a
+        // A run of occurrences one period apart is taken at once, in steps of whole periods, so a
         // repetitive secret in a repetitive body costs linear time, not size × body.
         let last = at;
         for (const step of [period * Math.max(1, Math.floor(RUN_STEP_BYTES / period)), period])
