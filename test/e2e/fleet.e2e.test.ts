@@ -14,6 +14,7 @@ import {
 } from './support/docker-cli.js';
 import { type E2eMesh, writeMesh } from './support/e2e-mesh.js';
 import { REPO_ROOT, runCli } from './support/run-cli.js';
+import { startSiteContainer } from './support/site-container.js';
 import { openTmux } from './support/tmux.js';
 import { waitUntil } from './support/wait-until.js';
 
@@ -24,6 +25,13 @@ const REPLY = 'Hello from the scripted provider, streamed word by word to the te
 /** The throwaway "outside site": a container of ours on its own network, the one CIDR alpha may reach. */
 const SITE_SUBNET = '10.213.77.0/24';
 const SITE_ADDRESS = '10.213.77.10';
+const startSite = (meshName: string, handler: string) =>
+  startSiteContainer({
+    name: `ol-e2e-site-${meshName}`,
+    subnet: SITE_SUBNET,
+    address: SITE_ADDRESS,
+    handler,
+  });
 
 const SLOW_REPLY = 'one two three four five six seven eight';
 const script = {
@@ -69,40 +77,6 @@ const script = {
     },
   ],
 };
-
-/**
- * The throwaway "outside site": a web server container of ours (the agent image's node) on its own
- * network at SITE_ADDRESS:8080, answering with `handler` (`(request, response) => …` source).
- * Resolves once it answers; gives back a function that removes it and its network.
- */
-async function startSite(meshName: string, handler: string): Promise<() => Promise<void>> {
-  const site = `ol-e2e-site-${meshName}`;
-  const stop = async () => {
-    await docker('rm', '-f', site).catch(() => '');
-    await docker('network', 'rm', site).catch(() => '');
-  };
-  await stop();
-  await docker('network', 'create', '--subnet', SITE_SUBNET, site);
-  const server = `require('http').createServer(${handler}).listen(8080, () => console.log('listening'))`;
-  await docker(
-    'run',
-    '-d',
-    '--name',
-    site,
-    '--network',
-    site,
-    '--ip',
-    SITE_ADDRESS,
-    '--user',
-    '1000',
-    'openlegion-agent:latest',
-    'node',
-    '-e',
-    server,
-  );
-  await waitUntil(async () => (await docker('logs', site)).includes('listening'), 'the site to listen');
-  return stop;
-}
 
 /** Retry `attempt` until it answers (a container's server takes a moment to listen). */
 async function waitForAnswer(attempt: () => Promise<string>): Promise<string> {

@@ -5,9 +5,14 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import { createContextManager } from './context/create-context-manager.js';
 import type { ConversationStore } from './conversation-store.js';
+import { createHostClient } from './host-client.js';
 import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
+import { hostInstructions } from './workspace/operator-instructions.js';
+
+/** Waits before retrying `GET /mesh/instructions` in a turn: short, the turn's LLM call needs the host too. */
+const INSTRUCTIONS_RETRY_DELAYS_MS: readonly number[] = [100, 500];
 
 /** What answers turns: the loop with its tools and context manager, and what they hold open. */
 export interface AgentRuntime {
@@ -60,6 +65,14 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     contextManager: context,
     tools,
     workspace: deps.workspace,
+    instructions: hostInstructions(
+      createHostClient({
+        meshUrl: deps.meshUrl,
+        token: deps.token,
+        retryDelaysMs: INSTRUCTIONS_RETRY_DELAYS_MS,
+      }),
+      logger,
+    ),
     logger,
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
   });

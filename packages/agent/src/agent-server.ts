@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
-import { registerErrorHandling } from '@openlegion/infra/http';
+import { refuseFrameworkError, registerErrorHandling } from '@openlegion/infra/http';
 import type { MemoryEngine } from '@openlegion/memory';
 import type { AgentSelf, AgentStatus } from '@openlegion/protocol';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -59,6 +59,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    frameworkErrors: refuseFrameworkError,
     schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
   });
 

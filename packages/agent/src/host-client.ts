@@ -1,6 +1,13 @@
 import { request as httpRequest } from 'node:http';
 import { errorFromBody } from '@openlegion/infra/http';
-import { type AgentSelf, agentSelfSchema, OpenLegionError } from '@openlegion/protocol';
+import {
+  type AgentInstructions,
+  type AgentSelf,
+  agentInstructionsSchema,
+  agentSelfSchema,
+  OpenLegionError,
+} from '@openlegion/protocol';
+import type { z } from 'zod';
 
 /**
  * Per-attempt limit. The host answers from memory, but during a fleet start it may still be loading
@@ -16,6 +23,11 @@ export interface HostClient {
   getSelf(): Promise<AgentSelf>;
   /** `POST /mesh/ready`: tell the host the agent listens and may get chats. */
   reportReady(body: { url?: string; version: string }): Promise<void>;
+  /**
+   * `GET /mesh/instructions`: the operator's AGENTS.md and SOUL.md as the host holds them, with
+   * their ETag; `undefined` when `etag` is still current (304).
+   */
+  getInstructions(etag?: string): Promise<{ etag: string; instructions: AgentInstructions } | undefined>;
 }
 
 export interface HostClientOptions {
@@ -36,49 +48,76 @@ export function createHostClient(options: HostClientOptions): HostClient {
   const timeoutMs = options.timeoutMs ?? HOST_REQUEST_TIMEOUT_MS;
   const retryDelaysMs = options.retryDelaysMs ?? HOST_RETRY_DELAYS_MS;
 
-  const request = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> => {
+  const exchange = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> => {
     for (let attempt = 0; ; attempt++) {
-      const outcome = await requestOnce(options, timeoutMs, method, path, body);
-      if (outcome.ok) return outcome.json;
+      const outcome = await requestOnce(options, timeoutMs, { method, path, body, headers });
+      if (outcome.ok) return outcome.answer;
       const delayMs = retryDelaysMs[attempt];
       if (delayMs === undefined || !outcome.transient) throw outcome.error;
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   };
+  const request = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> =>
+    (await exchange(method, path, body)).json;
 
   return {
     async getSelf() {
-      const parsed = agentSelfSchema.safeParse(await request('GET', '/mesh/self'));
-      if (!parsed.success) {
-        const field = parsed.error.issues[0]?.path.join('.') || 'body';
-        throw new OpenLegionError('INTERNAL', `GET /mesh/self answered an invalid ${field}`, {
-          cause: parsed.error,
-        });
-      }
-      return parsed.data;
+      return parseAnswer(agentSelfSchema, await request('GET', '/mesh/self'), 'GET /mesh/self');
     },
     async reportReady(body) {
       await request('POST', '/mesh/ready', body);
     },
+    async getInstructions(etag) {
+      const answer = await exchange(
+        'GET',
+        '/mesh/instructions',
+        undefined,
+        etag ? { 'if-none-match': etag } : {},
+      );
+      if (answer.status === 304) return undefined;
+      const instructions = parseAnswer(agentInstructionsSchema, answer.json, 'GET /mesh/instructions');
+      return { etag: answer.etag ?? '', instructions };
+    },
   };
 }
 
+function parseAnswer<T>(schema: z.ZodType<T>, json: unknown, target: string): T {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path.join('.') || 'body';
+    throw new OpenLegionError('INTERNAL', `${target} answered an invalid ${field}`, { cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+/** A 2xx or 304 answer. */
+interface Answer {
+  status: number;
+  json: unknown;
+  etag: string | undefined;
+}
+
 /** One attempt's outcome; `transient` failures are worth another try whatever their code. */
-type Attempt = { ok: true; json: unknown } | { ok: false; error: OpenLegionError; transient: boolean };
+type Attempt = { ok: true; answer: Answer } | { ok: false; error: OpenLegionError; transient: boolean };
 
 async function requestOnce(
   options: HostClientOptions,
   timeoutMs: number,
-  method: 'GET' | 'POST',
-  path: string,
-  body: unknown,
+  call: { method: 'GET' | 'POST'; path: string; body: unknown; headers: Record<string, string> },
 ): Promise<Attempt> {
+  const { method, path, body } = call;
   const target = `${method} ${path}`;
-  let response: { status: number; text: string };
+  let response: { status: number; text: string; etag: string | undefined };
   try {
     response = await sendRequest(`${options.meshUrl}${path}`, {
       method,
       headers: {
+        ...call.headers,
         authorization: `Bearer ${options.token}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
@@ -96,7 +135,8 @@ async function requestOnce(
   }
   const { text } = response;
   const json = parseJson(text);
-  if (response.status >= 200 && response.status < 300) return { ok: true, json };
+  if ((response.status >= 200 && response.status < 300) || response.status === 304)
+    return { ok: true, answer: { status: response.status, json, etag: response.etag } };
   const transient = response.status === 429 || response.status >= 500;
   const error = errorFromBody(
     response.status,
@@ -114,13 +154,17 @@ async function requestOnce(
 function sendRequest(
   url: string,
   options: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; etag: string | undefined }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: options.method, headers: options.headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+        resolve({
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString(),
+          etag: response.headers.etag,
+        }),
       );
       response.on('error', reject);
     });

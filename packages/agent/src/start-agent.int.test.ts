@@ -61,9 +61,9 @@ describe('startAgent wiring', () => {
   });
 
   it('keeps a workspace file the user changed when it starts again', async () => {
-    // Start once (scaffolds SOUL.md), write the file as a user would, restart on the same data dir.
+    // Start once (scaffolds USER.md), write the file as a user would, restart on the same data dir.
     await start('full');
-    const soul = join(dataDir, 'workspace', 'SOUL.md');
+    const soul = join(dataDir, 'workspace', 'USER.md');
     writeFileSync(soul, 'Mine.');
     await agent?.close();
     agent = await startLocalAgent({
@@ -74,5 +74,33 @@ describe('startAgent wiring', () => {
       version: '1',
     });
     expect(readFileSync(soul, 'utf8')).toBe('Mine.');
+  });
+  it('says once at boot that an edited workspace AGENTS.md is no longer read, and how to keep it', async () => {
+    await start('full');
+    writeFileSync(join(dataDir, 'workspace', 'AGENTS.md'), 'My edited rules.');
+    await agent?.close();
+    const lines: string[] = [];
+    agent = await startLocalAgent({
+      agentId: 'w',
+      meshUrl: host.url,
+      token: TOKEN,
+      dataDir: dataDir,
+      logger: pino(
+        { level: 'warn' },
+        new Writable({
+          write(chunk, _encoding, done) {
+            lines.push(String(chunk));
+            done();
+          },
+        }),
+      ),
+      version: '1',
+    });
+    const told = lines.filter((line) => line.includes('AGENTS.md in the workspace is no longer read'));
+    expect([told.length, told[0]]).toEqual([
+      1,
+      expect.stringContaining('openlegion instructions w AGENTS.md'),
+    ]);
+    expect(readFileSync(join(dataDir, 'workspace', 'AGENTS.md'), 'utf8')).toBe('My edited rules.');
   });
 });

@@ -11,6 +11,7 @@ import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
 import { deferredLoop } from './loop/deferred-loop.js';
+import { ignoredInstructionFiles, ignoredInstructionsMessage } from './workspace/ignored-instructions.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 
 /** A started agent: listening, known to the host, ready for chats. */
@@ -61,6 +62,9 @@ export async function startAgent(options: {
   try {
     const created = await scaffoldWorkspace(workspace);
     if (created.length > 0) logger.info({ files: created }, 'workspace scaffolded');
+    const ignored = await ignoredInstructionFiles(workspace);
+    if (ignored.length > 0)
+      logger.warn({ files: ignored }, ignoredInstructionsMessage(env.AGENT_ID, ignored));
     await app.listen({ host: env.AGENT_HOST, port: env.AGENT_PORT });
     const { port } = app.server.address() as AddressInfo; // listening on TCP, so never a pipe name
     const host = createHostClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN });

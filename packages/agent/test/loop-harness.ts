@@ -16,6 +16,7 @@ import type { ContextManager } from '../src/context/context-manager.js';
 import { ConversationStore } from '../src/conversation-store.js';
 import { loadLlmClient } from '../src/llm-client.js';
 import { type AgentLoop, createAgentLoop } from '../src/loop/agent-loop.js';
+import { type InstructionSource, TEMPLATE_INSTRUCTIONS } from '../src/workspace/operator-instructions.js';
 import { scaffoldWorkspace } from '../src/workspace/workspace-scaffold.js';
 import { createPassThroughContextManager } from './pass-through-context-manager.js';
 
@@ -98,6 +99,8 @@ export interface HarnessOptions {
   /** Instant by default: retries take no real time. */
   sleeps?: number[];
   streamIdleTimeoutMs?: number;
+  /** The operator's AGENTS.md and SOUL.md; the built-in templates by default. */
+  instructions?: InstructionSource;
 }
 
 /** A loop against the scripted LLM on loopback, with a real store and a scaffolded workspace. */
@@ -127,6 +130,7 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     contextManager: options.contextManager ?? createPassThroughContextManager(),
     tools: options.tools ?? [],
     workspace,
+    instructions: options.instructions ?? TEMPLATE_INSTRUCTIONS,
     logger: pino({ level: 'silent' }),
     ...(options.streamIdleTimeoutMs ? { streamIdleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     clock: {

@@ -49,6 +49,7 @@ function fakeHost(secrets: Record<string, string>): MeshHost {
       if (!value) throw new OpenLegionError('CONFIG_INVALID', `${reference} is not set: export it`);
       return value;
     },
+    routes: unused,
   };
 }
 

@@ -5,6 +5,7 @@ import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js'
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerInstructionsCommand } from './commands/instructions.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerRestartCommand } from './commands/restart.js';
@@ -117,6 +118,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerRestartCommand(program, kit);
   registerInitCommand(program, kit);
   registerMemoryCommands(program, kit);
+  registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerMeshCommands(program, kit);

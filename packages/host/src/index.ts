@@ -51,7 +51,12 @@ export { MeshPermissions } from './permissions/index.js';
 export { type PubsubFeature, pubsubFeature } from './pubsub/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
-export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions } from './server/build-host-app.js';
+export {
+  BODY_LIMIT_BYTES,
+  buildHostApp,
+  type HostAppOptions,
+  type HostRoute,
+} from './server/build-host-app.js';
 export { type TracesFeature, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';

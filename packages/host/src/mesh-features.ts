@@ -9,6 +9,7 @@ import { type EgressFeature, egressFeature } from './egress/index.js';
 import type { HostFeature } from './features/index.js';
 import type { FleetFeature } from './fleet/index.js';
 import { healthFeature } from './health/index.js';
+import { instructionsFeature } from './instructions/index.js';
 import { createAgentClient, type Lanes, lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/llm-feature.js';
 import { messagesFeature } from './messages/index.js';
@@ -74,6 +75,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     events: workflowEvents(pubsub),
     notify: notices.publish,
   });
+  const instructions = instructionsFeature();
   const costs = costsFeature({
     // A workflow step's cost: the calls its agent made under the step's lane item's trace id.
     onRecorded: (usage) => {
@@ -86,7 +88,13 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     traces,
     costs,
     llmFeature({ baseUrlOverrides: deps.baseUrlOverrides, costs: costs.meter }),
-    operatorFeature({ ...agentAccess, meshStatus: deps.meshStatus, onShutdown: deps.onShutdown }),
+    instructions,
+    operatorFeature({
+      ...agentAccess,
+      instructions,
+      meshStatus: deps.meshStatus,
+      onShutdown: deps.onShutdown,
+    }),
     lanes,
     blackboard,
     pubsub,

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { LoadedMeshConfig } from './config/index.js';
 import type { AgentRuntime, StartProgress } from './fleet/index.js';
 import type { SecretSource } from './secrets/index.js';
+import type { HostRoute } from './server/build-host-app.js';
 
 export interface MeshHostOptions {
   loaded: LoadedMeshConfig;
@@ -40,4 +41,6 @@ export interface MeshHost {
   featureDatabase(feature: string, migrations: readonly string[]): Database;
   /** The value behind a `vault:`/`env:` reference in mesh.yaml (a channel's bot token); throws naming a missing one. */
   resolveSecret(reference: string): string;
+  /** Every HTTP route of the host's app (method, URL pattern, who may call it), once it is built. */
+  routes(): HostRoute[];
 }

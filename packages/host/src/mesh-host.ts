@@ -14,7 +14,7 @@ import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
-import { buildHostApp } from './server/build-host-app.js';
+import { buildHostApp, type HostRoute } from './server/build-host-app.js';
 import { DeferredListener } from './server/deferred-listener.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
@@ -38,6 +38,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   let context: FeatureContext | undefined;
   let operatorToken = '';
   let appServed: Promise<void> | undefined;
+  const routes: HostRoute[] = [];
 
   const status = (): MeshStatus => ({
     mesh: config.mesh.name,
@@ -83,7 +84,13 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   /** fastify loads while the agents boot; requests that come first wait for it. */
   async function serveApp(): Promise<void> {
     if (!context) return;
-    const app = await buildHostApp({ logger, auth: { tokens, operatorToken }, features, context });
+    const app = await buildHostApp({
+      logger,
+      auth: { tokens, operatorToken },
+      features,
+      context,
+      routes,
+    });
     await app.ready();
     listener.serve(app);
   }
@@ -136,5 +143,6 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     channelMesh: createChannelMesh({ lanes, workflows, notices }),
     featureDatabase: (feature, steps) => featureDatabase(started(), feature, steps),
     resolveSecret: (reference) => resolveSecret(started(), reference),
+    routes: () => [...routes],
   };
 }

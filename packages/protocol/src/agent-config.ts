@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { modelRef, resourcesSchema, secretRef } from './config-fields.js';
 import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
+import { globPatternSchema } from './pattern-bounds.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
 
-const globList = z.array(z.string().min(1)).default([]);
+// Bounded like every pattern the host matches (see pattern-bounds.ts), so `config validate` names a wild one.
+const globList = z.array(globPatternSchema).default([]);
 
 const permissionsSchema = z
   .object({

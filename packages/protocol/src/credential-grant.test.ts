@@ -47,6 +47,9 @@ describe('permissions.credentials', () => {
     expect(issues({ T: { hosts: ['https://x.com'], in: 'body' } })?.[0]?.message).toBe(
       'use a host name or a glob like *.example.com (no scheme, port or path)',
     );
+    expect(issues({ T: { hosts: [`${'*'.repeat(17)}.x.com`], in: 'body' } })?.[0]?.message).toBe(
+      'a pattern has at most 16 wildcards (* or ?); this one has 17: use fewer',
+    );
     expect(issues({ T: null })?.[0]?.message).toBe(
       'bind the credential to its hosts and place: { hosts: [api.example.com], in: header:authorization }',
     );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DeepReadonly } from './deep-readonly.js';
+import { globPatternSchema } from './pattern-bounds.js';
 
 /**
  * `agents.NAME.permissions.credentials`: each vault credential an agent may use, bound to the hosts
@@ -48,9 +49,8 @@ const credentialPlaces = z
     }),
   );
 
-/** Host names or globs (`api.github.com`, `*.example.com`): no scheme, port or path. */
-const hostPattern = z
-  .string()
+/** Host names or globs (`api.github.com`, `*.example.com`): no scheme, port or path; bounded like every glob. */
+const hostPattern = globPatternSchema
   .regex(/^[A-Za-z0-9.*?:[\]-]+$/, 'use a host name or a glob like *.example.com (no scheme, port or path)')
   .transform((host) => host.toLowerCase());
 

@@ -64,6 +64,14 @@ export {
   meshStatusSchema,
 } from './host-api.js';
 export {
+  type AgentInstructions,
+  agentInstructionsSchema,
+  INSTRUCTION_FILE_MAX_BYTES,
+  INSTRUCTION_FILES,
+  type InstructionFile,
+  instructionPutResponseSchema,
+} from './instructions-api.js';
+export {
   agentMessageSchema,
   type BlackboardChange,
   type BlackboardEntry,
@@ -71,9 +79,11 @@ export {
   blackboardEntrySchema,
   blackboardKeySchema,
   blackboardPutSchema,
+  blackboardWatchQuerySchema,
   type MeshEvent,
   meshEventSchema,
   publishRequestSchema,
+  pubsubEventsQuerySchema,
   subscribeRequestSchema,
   topicSchema,
 } from './mesh-api.js';
@@ -88,6 +98,15 @@ export {
   resolveModel,
 } from './mesh-config.js';
 export type { BudgetRow, CostsReport, SpendRow, TraceEvent, TraceSummary } from './operator-api.js';
+export {
+  countWildcards,
+  globPatternSchema,
+  MAX_PATTERN_LENGTH,
+  MAX_PATTERN_WILDCARDS,
+  type PatternSyntax,
+  patternProblem,
+  topicPatternSchema,
+} from './pattern-bounds.js';
 export {
   matchesInputType,
   stepFallback,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { globPatternSchema, topicPatternSchema } from './pattern-bounds.js';
 
 /** Blackboard keys: 1–256 printable characters, not starting with `/`. */
 export const blackboardKeySchema = z
@@ -30,6 +31,9 @@ export const blackboardPutSchema = z
   })
   .strict();
 export type BlackboardPut = z.infer<typeof blackboardPutSchema>;
+
+/** `GET /mesh/blackboard/watch?pattern=`: changes to keys matching a glob (bounded; default every key). */
+export const blackboardWatchQuerySchema = z.object({ pattern: globPatternSchema.default('*') });
 
 /** A change the blackboard's watchers see (SSE event `put` or `delete`). */
 export interface BlackboardChange {
@@ -69,14 +73,20 @@ export const meshEventSchema = z.object({
 });
 export type MeshEvent = z.infer<typeof meshEventSchema>;
 
-/** `POST /mesh/pubsub/subscriptions`: a durable subscription to topics matching `pattern` (a glob). */
+/** `POST /mesh/pubsub/subscriptions`: a durable subscription to topics matching `pattern` (a topic pattern, bounded). */
 export const subscribeRequestSchema = z
   .object({
-    pattern: z.string().min(1).max(200),
+    pattern: topicPatternSchema,
     /** `stream`: read over SSE and ack; `lane`: each event wakes the agent as a message. */
     delivery: z.enum(['stream', 'lane']).default('stream'),
   })
   .strict();
+
+/** `GET /api/pubsub/events`: the newest events, optionally only topics matching `topic` (a topic pattern, bounded). */
+export const pubsubEventsQuerySchema = z.object({
+  topic: topicPatternSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(1_000).default(50),
+});
 
 /** `POST /mesh/messages`: to another agent's lane; `ask` waits for its answer. */
 export const agentMessageSchema = z

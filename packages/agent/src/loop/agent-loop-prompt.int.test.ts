@@ -10,6 +10,7 @@ import {
   startLoopHarness,
   textOf,
 } from '../../test/loop-harness.js';
+import { INSTRUCTION_TEMPLATES } from '../workspace/workspace-scaffold.js';
 
 const notices = (events: ChatEvent[]) =>
   events.flatMap((event) => (event.type === 'notice' ? [event.message] : []));
@@ -28,8 +29,11 @@ describe('agent loop: prompt, directives, workspace and heartbeats', () => {
   const systemPrompt = (index = 0) => textOf(harness.sent()[index]?.messages[0]);
 
   it('builds the full prompt from its self, SOUL.md, the mesh.yaml soul and AGENTS.md', async () => {
-    harness = await startLoopHarness({ self: { soul: 'Be brief.' }, script: { default: { text: 'ok' } } });
-    writeFileSync(join(harness.workspace, 'SOUL.md'), 'Warm and exact.');
+    harness = await startLoopHarness({
+      self: { soul: 'Be brief.' },
+      script: { default: { text: 'ok' } },
+      instructions: { current: async () => ({ ...INSTRUCTION_TEMPLATES, 'SOUL.md': 'Warm and exact.' }) },
+    });
     await harness.chat('hi');
     const prompt = systemPrompt();
     expect(

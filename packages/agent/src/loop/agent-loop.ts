@@ -7,6 +7,7 @@ import type { ConversationStore } from '../conversation-store.js';
 import { type Directives, parseDirectives } from '../prompt/directives.js';
 import type { TurnKind } from '../prompt/system-prompt.js';
 import { stripInvisible } from '../untrusted/untrusted-text.js';
+import type { InstructionSource } from '../workspace/operator-instructions.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
 import { isSilentReply } from './silent-reply.js';
 import { errorEvent, toTurnError } from './turn-errors.js';
@@ -59,6 +60,8 @@ export interface AgentLoopDeps {
   tools: readonly AgentTool[];
   /** `<AGENT_DATA_DIR>/workspace`, scaffolded. */
   workspace: string;
+  /** The operator's AGENTS.md and SOUL.md (from the host, never the workspace), asked every turn. */
+  instructions: InstructionSource;
   logger: Logger;
   clock?: Clock;
   retryDelaysMs?: readonly number[];
@@ -102,6 +105,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       {
         self: deps.self,
         workspace: deps.workspace,
+        instructions: deps.instructions,
         tools: deps.tools,
         kind,
         directives,

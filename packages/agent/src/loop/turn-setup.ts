@@ -3,6 +3,7 @@ import type { Directives } from '../prompt/directives.js';
 import { buildSystemPrompt, type TurnKind } from '../prompt/system-prompt.js';
 import { filterByProfile } from '../tool-registry/tool-profiles.js';
 import { type BootstrapFile, loadBootstrapFiles } from '../workspace/bootstrap-files.js';
+import type { InstructionSource } from '../workspace/operator-instructions.js';
 
 /** The prompt and tools of one turn. */
 export interface TurnSetup {
@@ -13,6 +14,7 @@ export interface TurnSetup {
 export interface TurnSetupInput {
   self: AgentSelf;
   workspace: string;
+  instructions: InstructionSource;
   /** The agent's tools (mesh.yaml `tools` applied); a profile directive narrows them. */
   tools: readonly AgentTool[];
   kind: TurnKind;
@@ -38,16 +40,21 @@ export class TruncationNotices {
         type: 'notice',
         message:
           `${file.name} is ${file.chars} characters; the prompt carries ${file.text.length} (its start and ` +
-          'end). The agent reads the rest with read_file.',
+          `end). ${file.source === 'operator' ? `Shorten it to fit.` : 'The agent reads the rest with read_file.'}`,
       });
     }
   }
 }
 
-/** Read the workspace files (capped), pick the turn's tools and build its system prompt. */
+/**
+ * Read the operator's instructions (from the host) and the workspace files (capped), pick the
+ * turn's tools and build its system prompt.
+ */
 export async function setUpTurn(input: TurnSetupInput, notices: TruncationNotices): Promise<TurnSetup> {
   const { directives } = input;
-  const files = await loadBootstrapFiles(input.workspace, { reserved: input.self.soul.length });
+  const files = await loadBootstrapFiles(input.workspace, await input.instructions.current(), {
+    reserved: input.self.soul.length,
+  });
   notices.announce(input.conversationId, files, input.emit);
   const tools = directives.profile ? filterByProfile(input.tools, directives.profile) : [...input.tools];
   const systemPrompt = buildSystemPrompt({

@@ -6,8 +6,8 @@ const input: SystemPromptInput = {
   self: { agent: 'ada', mesh: 'lab', role: 'researcher', soul: 'Curious.' },
   mode: 'full',
   files: [
-    { name: 'USER.md', text: 'Prefers metric units.', chars: 21, truncated: false },
-    { name: 'AGENTS.md', text: 'Cite sources.', chars: 13, truncated: false },
+    { name: 'USER.md', source: 'workspace', text: 'Prefers metric units.', chars: 21, truncated: false },
+    { name: 'AGENTS.md', source: 'operator', text: 'Cite sources.', chars: 13, truncated: false },
   ],
   toolNames: ['web_fetch'],
   kind: 'chat',

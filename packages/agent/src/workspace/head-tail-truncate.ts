@@ -10,13 +10,19 @@ export const TAIL_SHARE = 0.2;
  * @example
  * truncateHeadTail('MEMORY.md', memoryText, 16_000) // head … [marker] … tail
  */
-export function truncateHeadTail(file: string, text: string, cap: number): string {
+export function truncateHeadTail(
+  file: string,
+  text: string,
+  cap: number,
+  /** Where the whole text is found; the workspace file by default. */
+  whole = `Read the whole file with read_file("${file}")`,
+): string {
   if (text.length <= cap) return text;
   const head = Math.floor(cap * HEAD_SHARE);
   const tail = Math.floor(cap * TAIL_SHARE);
   const marker =
     `\n\n[… ${file} is ${text.length} characters; ${text.length - head - tail} in the middle are ` +
-    `left out here. Read the whole file with read_file("${file}") …]\n\n`;
+    `left out here. ${whole} …]\n\n`;
   // The marker lives in the last 10% of the cap; on a tiny cap the head gives way to it.
   const headKept = Math.max(0, Math.min(head, cap - tail - marker.length));
   return text.slice(0, headKept) + marker + text.slice(text.length - tail);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorBodySchema } from '@openlegion/protocol';
@@ -46,13 +46,13 @@ describe('GET|PUT /workspace/*', () => {
     });
   const code = (body: string) => errorBodySchema.parse(JSON.parse(body)).error.code;
 
-  it('lets the operator write AGENTS.md and read it back', async () => {
-    const written = await put('AGENTS.md', '# Rules\n- be kind\n');
-    const read = await get('AGENTS.md');
-    expect([written.statusCode, read.body, readFileSync(join(workspace, 'AGENTS.md'), 'utf8')]).toEqual([
+  it('lets the operator write a file and read it back', async () => {
+    const written = await put('USER.md', '# Ada\n- likes tea\n');
+    const read = await get('USER.md');
+    expect([written.statusCode, read.body, readFileSync(join(workspace, 'USER.md'), 'utf8')]).toEqual([
       200,
-      '# Rules\n- be kind\n',
-      '# Rules\n- be kind\n',
+      '# Ada\n- likes tea\n',
+      '# Ada\n- likes tea\n',
     ]);
   });
 
@@ -64,10 +64,8 @@ describe('GET|PUT /workspace/*', () => {
   it('lists the workspace files', async () => {
     const response = await get('');
     expect(response.json().files.map((file: { path: string }) => file.path)).toEqual([
-      'AGENTS.md',
       'HEARTBEAT.md',
       'MEMORY.md',
-      'SOUL.md',
       'USER.md',
     ]);
   });
@@ -98,6 +96,28 @@ describe('GET|PUT /workspace/*', () => {
       'AGENT_WORKSPACE_PATH_INVALID',
       'AGENT_WORKSPACE_PATH_INVALID',
       false,
+    ]);
+  });
+
+  it('refuses to create a file through a dangling symlink aimed outside', async () => {
+    symlinkSync(join(root, 'planted.txt'), join(workspace, 'dangling.md'));
+    const response = await put('dangling.md', 'x');
+    expect([response.statusCode, code(response.body)]).toEqual([400, 'AGENT_WORKSPACE_PATH_INVALID']);
+    expect(() => readFileSync(join(root, 'planted.txt'))).toThrow();
+  });
+
+  it('refuses to write a file that has another name (a hard link)', async () => {
+    linkSync(join(workspace, 'MEMORY.md'), join(workspace, 'linked.md'));
+    const response = await put('linked.md', 'x');
+    expect([response.statusCode, errorBodySchema.parse(response.json()).error]).toEqual([
+      400,
+      {
+        code: 'AGENT_WORKSPACE_PATH_INVALID',
+        message:
+          'file "linked.md": linked.md has 2 hard links: another name shares its content, and writing it would change that file too, so it is refused. Write a new file instead.',
+        retryable: false,
+        details: { field: 'file' },
+      },
     ]);
   });
 

@@ -5,7 +5,7 @@ import { parseRequest } from '@openlegion/infra/http';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ensureParentDir, resolveWorkspacePath } from './workspace-path.js';
+import { assertSingleLink, ensureParentDir, resolveWorkspaceFile, routeRefusal } from './workspace-path.js';
 
 /** Workspace files are notes and instructions; anything larger belongs elsewhere. */
 export const WORKSPACE_FILE_MAX_BYTES = 1024 * 1024;
@@ -15,7 +15,9 @@ const fileParams = z.object({ '*': z.string() });
 /**
  * `GET /workspace/` (the files, recursively), `GET /workspace/<file>` (its text) and
  * `PUT /workspace/<file>` (the raw body becomes the file, written atomically) for the operator,
- * who reaches them through the host. Confined to the workspace; AGENTS.md and SOUL.md included.
+ * who reaches them through the host. Confined to the workspace (the file tools' resolver); a file
+ * with more than one name (hard link) is not written. The host answers the operator's AGENTS.md
+ * and SOUL.md from its own copy, so these routes see those names only for `?from=workspace`.
  */
 export function workspaceRoutes(workspace: string) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -30,7 +32,7 @@ export function workspaceRoutes(workspace: string) {
     app.get('/workspace/*', async (request, reply) => {
       const file = parseRequest(fileParams, request.params, 'params')['*'];
       if (file === '') return { files: await listFiles(workspace) };
-      const target = await resolveWorkspacePath(workspace, file);
+      const target = (await resolveWorkspaceFile(workspace, file)).absolute;
       const info = await stat(target).catch(() => undefined);
       if (!info?.isFile()) {
         throw new OpenLegionError('AGENT_WORKSPACE_FILE_NOT_FOUND', `no workspace file "${file}"`);
@@ -43,12 +45,14 @@ export function workspaceRoutes(workspace: string) {
       const file = parseRequest(fileParams, request.params, 'params')['*'];
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       if (body.length > WORKSPACE_FILE_MAX_BYTES) throw tooLarge(file, body.length);
-      const target = await resolveWorkspacePath(workspace, file);
+      const resolved = await resolveWorkspaceFile(workspace, file);
+      const target = resolved.absolute;
       if ((await stat(target).catch(() => undefined))?.isDirectory()) {
         throw new OpenLegionError('AGENT_WORKSPACE_PATH_INVALID', `"${file}" is a folder, not a file`, {
           details: { field: 'file' },
         });
       }
+      await assertSingleLink(resolved, routeRefusal(file));
       await ensureParentDir(target);
       // Written beside the target and renamed over it: a reader never sees half a file.
       const temporary = `${target}.${randomUUID()}.tmp`;

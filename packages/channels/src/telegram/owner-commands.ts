@@ -1,5 +1,6 @@
 import { escapeMarkdown } from './reply-lines.js';
 import { activeAgentOf, say } from './telegram-context.js';
+import { type ConversationScope, conversationScope } from './telegram-users.js';
 import type { CommandCall, CommandSpec } from './user-commands.js';
 
 function parseUserId(args: string): number | undefined {
@@ -11,8 +12,12 @@ function parseUserId(args: string): number | undefined {
 function target(call: CommandCall): { agent: string; conversationId: string } | undefined {
   const agent = activeAgentOf(call.context, call.user);
   return agent
-    ? { agent, conversationId: call.context.users.conversationId(call.user.userId, agent) }
+    ? { agent, conversationId: call.context.users.conversationId(scopeOf(call), agent) }
     : undefined;
+}
+
+function scopeOf(call: CommandCall): ConversationScope {
+  return conversationScope(call, call.user.userId);
 }
 
 /** `/allow`, `/revoke`, `/paired`, `/steer`, `/broadcast`, `/reset`, `/debug`: the owner's only. */
@@ -83,7 +88,8 @@ export const OWNER_COMMANDS: Record<string, CommandSpec> = {
   broadcast: {
     summary: 'send a message to every agent: /broadcast TEXT',
     ownerOnly: true,
-    async run({ context, user, chatId, messageId, args, updateId }) {
+    async run(call) {
+      const { context, user, chatId, messageId, args, updateId } = call;
       if (!args) return say(context, chatId, 'Usage: /broadcast TEXT');
       const agents = context.mesh.agents();
       if (agents.length === 0) return say(context, chatId, 'No agents are running\\.');
@@ -95,7 +101,7 @@ export const OWNER_COMMANDS: Record<string, CommandSpec> = {
           header: `*${escapeMarkdown(agent.name)}*`,
           request: {
             message: args,
-            conversation_id: context.users.conversationId(user.userId, agent.name),
+            conversation_id: context.users.conversationId(scopeOf(call), agent.name),
             trace_id: `telegram-${updateId}-${agent.name}`.slice(0, 100),
           },
           showUsage: user.debug,
@@ -109,7 +115,7 @@ export const OWNER_COMMANDS: Record<string, CommandSpec> = {
     async run(call) {
       const to = target(call);
       if (!to) return say(call.context, call.chatId, 'No agents are running\\.');
-      call.context.users.resetConversation(call.user.userId, to.agent);
+      call.context.users.resetConversation(scopeOf(call), to.agent);
       await say(call.context, call.chatId, `New conversation with ${escapeMarkdown(to.agent)}\\.`);
     },
   },

@@ -318,6 +318,41 @@ describe('TelegramChannel replies', () => {
     expect(mesh.chats.map((chat) => chat.request.message)).toEqual(['summarise this', 'and more']);
   });
 
+  it("gives a group its own conversation, apart from its members' private ones, and /reset there resets only the group's", async () => {
+    const group = { id: -1001 };
+    const channel = await startChannel({ allowGroups: true });
+    channel.users.pair(OWNER.id, 'Ada', Date.now());
+    channel.users.pair(FRIEND.id, 'Bob', Date.now());
+    const mention = `@${telegram.bot.username}`;
+    const conversationOf = (message: string) =>
+      mesh.chats.find((chat) => chat.request.message === message)?.request.conversation_id;
+
+    telegram.sendGroup(group, OWNER, `${mention} group plans`);
+    await telegram.waitFor(() => mesh.chats.length === 1);
+    telegram.sendGroup(group, FRIEND, `${mention} more group plans`);
+    await telegram.waitFor(() => mesh.chats.length === 2);
+    telegram.sendPrivate(OWNER, 'my private note');
+    await telegram.waitFor(() => mesh.chats.length === 3);
+    telegram.sendGroup(group, OWNER, `/reset${mention}`);
+    await telegram.waitFor(() => visibleTo(group.id).includes('New conversation with researcher.'));
+    telegram.sendGroup(group, OWNER, `${mention} after the reset`);
+    await telegram.waitFor(() => mesh.chats.length === 4);
+    telegram.sendPrivate(OWNER, 'still private');
+    await telegram.waitFor(() => mesh.chats.length === 5);
+
+    expect(
+      ['group plans', 'more group plans', 'my private note', 'after the reset', 'still private'].map(
+        conversationOf,
+      ),
+    ).toEqual([
+      'telegram-group-1001',
+      'telegram-group-1001',
+      'telegram-4201',
+      'telegram-group-1001-1',
+      'telegram-4201',
+    ]);
+  });
+
   it('ignores groups when they are not allowed', async () => {
     const channel = await startChannel({ allowGroups: false });
     channel.users.pair(OWNER.id, 'Ada', Date.now());

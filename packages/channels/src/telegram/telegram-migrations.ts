@@ -1,6 +1,6 @@
 /**
  * The `telegram` migration track in mesh.db: paired users, pairing codes and attempts, per-user
- * preferences and the last update handled. Append only: never edit a step that has shipped.
+ * preferences, conversations (private and per group) and the last update handled. Append only: never edit a step that has shipped.
  */
 export const TELEGRAM_MIGRATIONS: readonly string[] = [
   `CREATE TABLE telegram_users (
@@ -30,6 +30,13 @@ export const TELEGRAM_MIGRATIONS: readonly string[] = [
   CREATE INDEX telegram_pairing_attempts_by_user ON telegram_pairing_attempts (user_id, at);
   CREATE TABLE telegram_told_to_pair (user_id INTEGER PRIMARY KEY) STRICT;
   CREATE TABLE telegram_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`,
+  // A group chat's conversation with an agent is the group's, not the private one of whoever wrote.
+  `CREATE TABLE telegram_group_conversations (
+    chat_id INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, agent)
+  ) STRICT;`,
 ];
 
 /** The name of the track (`featureDatabase('telegram', TELEGRAM_MIGRATIONS)`). */

@@ -34,6 +34,21 @@ const toUser = (row: UserRow): PairedUser => ({
   debug: row.debug === 1,
 });
 
+/**
+ * Whose conversation a message belongs to: a private chat's is its user's; a group chat's is the
+ * group's, shared by its paired members, so what is said in a group never lands in (or reads back
+ * from) anyone's private conversation.
+ */
+export type ConversationScope = { kind: 'private'; userId: number } | { kind: 'group'; chatId: number };
+
+/** The scope of a message or command from `userId` in `chatId`. */
+export function conversationScope(
+  chat: { chatId: number; inGroup: boolean },
+  userId: number,
+): ConversationScope {
+  return chat.inGroup ? { kind: 'group', chatId: chat.chatId } : { kind: 'private', userId };
+}
+
 /** Paired users, their active agents and conversations, in mesh.db (`telegram` track). */
 export class TelegramUsers {
   constructor(private readonly db: Database) {}
@@ -88,25 +103,40 @@ export class TelegramUsers {
     this.db.prepare('UPDATE telegram_users SET debug = ? WHERE user_id = ?').run(debug ? 1 : 0, userId);
   }
 
-  /** The conversation id a user's messages to `agent` go under. */
-  conversationId(userId: number, agent: string): string {
-    const row = this.db
-      .prepare<[number, string], { generation: number }>(
-        'SELECT generation FROM telegram_conversations WHERE user_id = ? AND agent = ?',
-      )
-      .get(userId, agent);
-    return formatConversationId(userId, row?.generation ?? 0);
+  /** The conversation id the messages of `scope` to `agent` go under. */
+  conversationId(scope: ConversationScope, agent: string): string {
+    const row =
+      scope.kind === 'private'
+        ? this.db
+            .prepare<[number, string], { generation: number }>(
+              'SELECT generation FROM telegram_conversations WHERE user_id = ? AND agent = ?',
+            )
+            .get(scope.userId, agent)
+        : this.db
+            .prepare<[number, string], { generation: number }>(
+              'SELECT generation FROM telegram_group_conversations WHERE chat_id = ? AND agent = ?',
+            )
+            .get(scope.chatId, agent);
+    return formatConversationId(scope, row?.generation ?? 0);
   }
 
-  /** Start a new conversation for a user with `agent` (`/reset`); returns its id. */
-  resetConversation(userId: number, agent: string): string {
-    const row = this.db
-      .prepare<[number, string], { generation: number }>(
-        `INSERT INTO telegram_conversations (user_id, agent, generation) VALUES (?, ?, 1)
-         ON CONFLICT (user_id, agent) DO UPDATE SET generation = generation + 1 RETURNING generation`,
-      )
-      .get(userId, agent);
-    return formatConversationId(userId, row?.generation ?? 1);
+  /** Start a new conversation of `scope` with `agent` (`/reset`); returns its id. */
+  resetConversation(scope: ConversationScope, agent: string): string {
+    const row =
+      scope.kind === 'private'
+        ? this.db
+            .prepare<[number, string], { generation: number }>(
+              `INSERT INTO telegram_conversations (user_id, agent, generation) VALUES (?, ?, 1)
+               ON CONFLICT (user_id, agent) DO UPDATE SET generation = generation + 1 RETURNING generation`,
+            )
+            .get(scope.userId, agent)
+        : this.db
+            .prepare<[number, string], { generation: number }>(
+              `INSERT INTO telegram_group_conversations (chat_id, agent, generation) VALUES (?, ?, 1)
+               ON CONFLICT (chat_id, agent) DO UPDATE SET generation = generation + 1 RETURNING generation`,
+            )
+            .get(scope.chatId, agent);
+    return formatConversationId(scope, row?.generation ?? 1);
   }
 
   /** True the first time it is asked for an unpaired user: they get the how-to-pair answer once. */
@@ -119,6 +149,8 @@ export class TelegramUsers {
   }
 }
 
-function formatConversationId(userId: number, generation: number): string {
-  return generation === 0 ? `telegram-${userId}` : `telegram-${userId}-${generation}`;
+/** `telegram-<user>` (as before groups had their own) or `telegram-group<chat id>` (negative), `-<n>` after a reset. */
+function formatConversationId(scope: ConversationScope, generation: number): string {
+  const base = scope.kind === 'private' ? `telegram-${scope.userId}` : `telegram-group${scope.chatId}`;
+  return generation === 0 ? base : `${base}-${generation}`;
 }

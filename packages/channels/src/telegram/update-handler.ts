@@ -3,6 +3,7 @@ import { type IncomingUpdate, parseCommand } from './incoming-update.js';
 import { HOW_TO_PAIR, handlePair } from './pairing-replies.js';
 import { looksLikeSecret } from './secret-detector.js';
 import { activeAgentOf, say, type TelegramContext } from './telegram-context.js';
+import { conversationScope } from './telegram-users.js';
 import { switchAgent, USE_AGENT_BUTTON_PREFIX } from './user-commands.js';
 import { APPROVAL_BUTTON_PREFIX, pressApprovalButton } from './workflow-approvals.js';
 
@@ -49,7 +50,15 @@ async function handleMessage(context: TelegramContext, update: MessageUpdate): P
     if (spec.ownerOnly && user.role !== 'owner') {
       return say(context, chatId, `Only the owner can use /${command.name}\\.`);
     }
-    return spec.run({ context, user, chatId, messageId, args: command.args, updateId: update.updateId });
+    return spec.run({
+      context,
+      user,
+      chatId,
+      inGroup: update.inGroup,
+      messageId,
+      args: command.args,
+      updateId: update.updateId,
+    });
   }
   if (text === '') return;
   const agent = activeAgentOf(context, user);
@@ -60,7 +69,7 @@ async function handleMessage(context: TelegramContext, update: MessageUpdate): P
     agent,
     request: {
       message: text,
-      conversation_id: context.users.conversationId(user.userId, agent),
+      conversation_id: context.users.conversationId(conversationScope(update, user.userId), agent),
       trace_id: `telegram-${update.updateId}`,
     },
     showUsage: user.debug,

@@ -1,12 +1,14 @@
 import { escapeMarkdown } from './reply-lines.js';
 import { activeAgentOf, say, type TelegramContext } from './telegram-context.js';
-import type { PairedUser } from './telegram-users.js';
+import { conversationScope, type PairedUser } from './telegram-users.js';
 
 /** Where a command was sent and by whom. */
 export interface CommandCall {
   context: TelegramContext;
   user: PairedUser;
   chatId: number;
+  /** Whether the command was sent in a group (its conversation is then the group's). */
+  inGroup: boolean;
   messageId: number;
   args: string;
   updateId: number;
@@ -51,15 +53,16 @@ export const USER_COMMANDS: Record<string, CommandSpec> = {
   status: {
     summary: 'your agent and its state',
     ownerOnly: false,
-    async run({ context, user, chatId }) {
+    async run({ context, user, chatId, inGroup }) {
       const agent = activeAgentOf(context, user);
+      const scope = conversationScope({ chatId, inGroup }, user.userId);
       const info = context.mesh.agents().find((candidate) => candidate.name === agent);
       const lines = [
         `You are ${user.role === 'owner' ? 'the owner' : 'an allowed user'}.`,
         agent
           ? `Talking to ${escapeMarkdown(agent)} \\(${info?.state ?? 'unknown'}\\).`
           : 'No agents are running.',
-        `Conversation: ${escapeMarkdown(agent ? context.users.conversationId(user.userId, agent) : '-')}`,
+        `Conversation: ${escapeMarkdown(agent ? context.users.conversationId(scope, agent) : '-')}`,
       ];
       if (user.debug) lines.push('Debug is on.');
       await say(context, chatId, lines.join('\n'));

@@ -1,6 +1,11 @@
 import { parseRequest } from '@openlegion/infra/http';
 import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
-import { blackboardKeySchema, blackboardPutSchema, OpenLegionError } from '@openlegion/protocol';
+import {
+  blackboardKeySchema,
+  blackboardPutSchema,
+  blackboardWatchQuerySchema,
+  OpenLegionError,
+} from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
@@ -15,7 +20,6 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
 });
 const deleteQuery = z.object({ if_version: z.coerce.number().int().min(0).optional() });
-const watchQuery = z.object({ pattern: z.string().min(1).max(256).default('*') });
 
 interface BlackboardRouteDeps {
   store: () => BlackboardStore;
@@ -104,14 +108,15 @@ function register(
 
   // Changes to readable keys matching `pattern`, as they commit: `event: put|delete`.
   app.get(`${base}/watch`, { config }, async (request, reply) => {
-    const { pattern } = parseRequest(watchQuery, request.query, 'query');
+    const { pattern } = parseRequest(blackboardWatchQuerySchema, request.query, 'query');
     const who = reader.who(request);
     const matches = globMatcher([pattern]);
     reply.hijack();
     const stream = openSseResponse(reply.raw);
     stream.send(': watching\n\n');
     const stop = deps.watchers().add((change) => {
-      if (matches(change.key) && reader.mayRead(who, change.key))
+      // Permission first: the agent's own pattern only ever runs on keys it may read.
+      if (reader.mayRead(who, change.key) && matches(change.key))
         stream.send(encodeSseFrame({ event: change.kind, data: JSON.stringify(change) }));
     });
     endWithHost(stream, deps.stopping, stop);

@@ -1,4 +1,4 @@
-import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import { Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import type { ZodError } from 'zod';
 
 /** One validation problem, located in the file. */
@@ -15,6 +15,12 @@ export interface ConfigProblem {
 export type FieldPath = readonly (string | number)[];
 
 /**
+ * Alias nodes a document may expand to when turned into values (yaml's own default, made explicit):
+ * nested aliases ("billion laughs") would otherwise grow a few lines into billions of nodes.
+ */
+const MAX_YAML_ALIAS_COUNT = 100;
+
+/**
  * A YAML file parsed with positions kept, so that every later problem (zod's or a validator's)
  * can be pointed at the line and column of the field it is about.
  */
@@ -22,32 +28,61 @@ export class YamlSource {
   readonly file: string;
   readonly doc: Document;
   readonly #lines: LineCounter;
+  /** Why the text could not become values at all (the parser threw, aliases expand too far). */
+  readonly #failure: string | undefined;
+  readonly #value: unknown;
 
-  private constructor(file: string, doc: Document, lines: LineCounter) {
+  private constructor(file: string, doc: Document, lines: LineCounter, failure?: string) {
     this.file = file;
     this.doc = doc;
     this.#lines = lines;
+    let value: unknown;
+    if (failure === undefined && doc.errors.length === 0) {
+      try {
+        value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+      } catch (error) {
+        failure = `cannot read the document: ${(error as Error).message}`;
+      }
+    }
+    this.#failure = failure;
+    this.#value = value ?? {};
   }
 
   /** Parse `text`; `file` is only used in messages. Syntax errors are in `syntaxProblems()`. */
   static parse(text: string, file: string): YamlSource {
     const lines = new LineCounter();
-    return new YamlSource(file, parseDocument(text, { lineCounter: lines, prettyErrors: false }), lines);
+    try {
+      return new YamlSource(file, parseDocument(text, { lineCounter: lines, prettyErrors: false }), lines);
+    } catch (error) {
+      // The parser is not meant to throw; if it does on some input, that file is invalid, not the host.
+      return new YamlSource(file, new Document(), lines, `cannot parse: ${(error as Error).message}`);
+    }
   }
 
-  /** The YAML syntax errors, each located; empty when the text parsed. */
+  /**
+   * The problems that keep the text from being read as values, each located: YAML syntax errors,
+   * and aliases that expand beyond {@link MAX_YAML_ALIAS_COUNT} nodes. Empty when the text parsed.
+   */
   syntaxProblems(): ConfigProblem[] {
-    return this.doc.errors.map((error) => ({
-      file: this.file,
-      ...this.#lines.linePos(error.pos[0]),
-      field: '',
-      message: error.message.split('\n')[0] ?? error.code,
-    }));
+    const failure = this.#failure === undefined ? [] : [{ offset: 0, message: this.#failure }];
+    return [
+      ...this.doc.errors.map((error) => ({
+        offset: error.pos[0],
+        message: error.message.split('\n')[0] ?? error.code,
+      })),
+      ...failure,
+    ].map(({ offset, message }) => ({ file: this.file, ...this.#position(offset), field: '', message }));
   }
 
-  /** The document as plain JavaScript values (`{}` for an empty file). */
+  /** The document as plain JavaScript values (`{}` for an empty file, or one that has syntax problems). */
   toJS(): unknown {
-    return this.doc.toJS() ?? {};
+    return this.#value;
+  }
+
+  /** Line and column of `offset`; the first line when the parser stopped before counting any. */
+  #position(offset: number): { line: number; col: number } {
+    const position = this.#lines.linePos(offset);
+    return position.line > 0 ? position : { line: 1, col: 1 };
   }
 
   /** A problem about the field at `fieldPath` (or about `key` inside it), located. */

@@ -6,6 +6,7 @@ import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
+import { instructionsFeature } from '../instructions/index.js';
 import { createChannelMesh, OperatorNotices, operatorFeature } from '../operator/index.js';
 import { workflowsFeature } from '../workflows/index.js';
 import { createAgentClient, lanesFeature } from './index.js';
@@ -88,6 +89,7 @@ describe('chat relay through the host', () => {
           registry: fleet.registry,
           tokens,
           agentClient: createAgentClient(),
+          instructions: instructionsFeature(),
           meshStatus: () => {
             throw new Error('not used');
           },

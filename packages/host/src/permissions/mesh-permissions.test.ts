@@ -1,7 +1,7 @@
 import { meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import { globMatcher } from './glob.js';
 import { MeshPermissions } from './mesh-permissions.js';
+import { globMatcher } from './pattern-matcher.js';
 
 const config = meshConfigSchema.parse({
   llm: { providers: { openai: {} } },

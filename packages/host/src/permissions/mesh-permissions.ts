@@ -1,5 +1,5 @@
 import { type MeshConfig, OpenLegionError } from '@openlegion/protocol';
-import { globMatcher } from './glob.js';
+import { globMatcher } from './pattern-matcher.js';
 
 /** What an agent may be allowed, named as in mesh.yaml under `agents.NAME.permissions`. */
 export type MeshPermission =

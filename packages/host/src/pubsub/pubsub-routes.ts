@@ -3,7 +3,9 @@ import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
 import {
   type MeshEvent,
   OpenLegionError,
+  patternProblem,
   publishRequestSchema,
+  pubsubEventsQuerySchema,
   subscribeRequestSchema,
 } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -13,17 +15,12 @@ import type { MeshPermissions } from '../permissions/index.js';
 import { endWithHost } from '../server/host-stream.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
-import { topicMatcher } from './topic-pattern.js';
 
 const idParams = z.object({ id: z.coerce.number().int().positive() });
 const streamQuery = z.object({ subscription: z.coerce.number().int().positive() });
 const ackBody = z
   .object({ subscription: z.number().int().positive(), event_id: z.number().int().positive() })
   .strict();
-const eventsQuery = z.object({
-  topic: z.string().min(1).max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1_000).default(50),
-});
 
 interface PubsubRouteDeps {
   pubsub: () => Pubsub;
@@ -86,9 +83,17 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
   app.get('/mesh/pubsub/stream', { config: agentAuth }, async (request, reply) => {
     const { subscription: id } = parseRequest(streamQuery, request.query, 'query');
     const subscription = own(requireAgent(request), id);
+    const problem = patternProblem(subscription.pattern, 'topic');
+    if (problem)
+      throw new OpenLegionError(
+        'REQUEST_INVALID',
+        `subscription ${id} was made before patterns were bounded: ${problem}; delete it and subscribe again`,
+        { details: { id } },
+      );
+    // Compiled once for the stream; the agent's permission is checked before its pattern runs.
+    const matches = deps.pubsub().owedTopics(subscription);
     reply.hijack();
     const stream = openSseResponse(reply.raw);
-    const matches = topicMatcher(subscription.pattern);
     let sent = subscription.cursor;
     const send = (event: MeshEvent) => {
       if (event.id <= sent || !deps.pubsub().mayHear(subscription, event)) return;
@@ -102,8 +107,7 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
       else if (matches(event.topic)) send(event);
     });
     stream.send(': subscribed\n\n');
-    for (const event of deps.store().eventsAfter(subscription.cursor, subscription.pattern, 10_000))
-      send(event);
+    for (const event of deps.store().eventsAfter(subscription.cursor, matches, 10_000)) send(event);
     replaying = false;
     for (const event of live) if (matches(event.topic)) send(event);
     endWithHost(stream, deps.stopping, stop);
@@ -116,7 +120,7 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
   });
 
   app.get('/api/pubsub/events', { config: operator }, async (request) => {
-    const { topic, limit } = parseRequest(eventsQuery, request.query, 'query');
+    const { topic, limit } = parseRequest(pubsubEventsQuerySchema, request.query, 'query');
     return { events: deps.store().recent(limit, topic) };
   });
 

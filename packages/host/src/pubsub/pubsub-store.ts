@@ -1,6 +1,6 @@
 import type { Database } from '@openlegion/infra/sqlite';
 import type { MeshEvent } from '@openlegion/protocol';
-import { topicMatcher } from './topic-pattern.js';
+import { topicMatcher } from '../permissions/index.js';
 
 /** A durable subscription: events after `cursor` on topics matching `pattern` are owed to `agent`. */
 export interface Subscription {
@@ -47,21 +47,21 @@ export class PubsubStore {
     return { ...event, id: Number(lastInsertRowid) };
   }
 
-  /** Events after `cursor` whose topic matches `pattern`, oldest first. */
-  eventsAfter(cursor: number, pattern: string, limit = 500): MeshEvent[] {
-    const matches = topicMatcher(pattern);
+  /** Events after `cursor` whose topic is `wanted` (a subscription's compiled pattern and permission), oldest first. */
+  eventsAfter(cursor: number, wanted: (topic: string) => boolean, limit = 500): MeshEvent[] {
     const events: MeshEvent[] = [];
     const rows = this.#db
       .prepare<[number], EventRow>('SELECT * FROM pubsub_events WHERE id > ? ORDER BY id')
       .iterate(cursor);
     for (const row of rows) {
-      if (!matches(row.topic)) continue;
+      if (!wanted(row.topic)) continue;
       events.push(toEvent(row));
       if (events.length >= limit) break;
     }
     return events;
   }
 
+  /** The newest `limit` events, oldest first; with `topic`, only topics matching that pattern (compiled once). */
   recent(limit: number, topic?: string): MeshEvent[] {
     const matches = topic ? topicMatcher(topic) : () => true;
     return this.#db

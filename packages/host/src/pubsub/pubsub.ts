@@ -1,10 +1,10 @@
 import type { Clock } from '@openlegion/infra/clock';
-import type { MeshEvent } from '@openlegion/protocol';
+import { type MeshEvent, patternProblem } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { Lanes } from '../lanes/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
-import { topicMatcher } from './topic-pattern.js';
+import { SubscriptionMatchers } from './subscription-matchers.js';
 
 export interface PubsubDeps {
   store: PubsubStore;
@@ -33,6 +33,7 @@ export function eventMessage(event: MeshEvent): string {
 export class Pubsub {
   readonly #deps: PubsubDeps;
   readonly #listeners = new Set<(event: MeshEvent) => void>();
+  readonly #matchers = new SubscriptionMatchers();
 
   constructor(deps: PubsubDeps) {
     this.#deps = deps;
@@ -59,7 +60,7 @@ export class Pubsub {
       }
     }
     for (const subscription of this.#deps.store.subscriptions()) {
-      if (subscription.delivery === 'lane' && topicMatcher(subscription.pattern)(topic))
+      if (subscription.delivery === 'lane' && this.owedTopics(subscription)(topic))
         await this.#wake(subscription, event);
     }
     return event;
@@ -75,7 +76,20 @@ export class Pubsub {
   async catchUp(): Promise<void> {
     for (const subscription of this.#deps.store.subscriptions()) {
       if (subscription.delivery !== 'lane') continue;
-      for (const event of this.#deps.store.eventsAfter(subscription.cursor, subscription.pattern))
+      const problem = patternProblem(subscription.pattern, 'topic');
+      if (problem) {
+        // Stored before patterns were bounded: skipped, never matched, so it cannot stall the start.
+        this.#deps.logger.warn(
+          {
+            subscription: subscription.id,
+            agent: subscription.agent,
+            pattern: subscription.pattern.slice(0, 300),
+          },
+          `a stored subscription is skipped: ${problem}; the agent should delete it and subscribe again`,
+        );
+        continue;
+      }
+      for (const event of this.#deps.store.eventsAfter(subscription.cursor, this.owedTopics(subscription)))
         await this.#wake(subscription, event);
     }
   }
@@ -85,11 +99,21 @@ export class Pubsub {
     let pending = 0;
     for (const subscription of this.#deps.store.subscriptions(agent)) {
       if (subscription.delivery !== 'stream') continue;
-      pending += this.#deps.store
-        .eventsAfter(subscription.cursor, subscription.pattern, 100)
-        .filter((event) => this.mayHear(subscription, event)).length;
+      pending += this.#deps.store.eventsAfter(subscription.cursor, this.owedTopics(subscription), 100).length;
     }
     return pending;
+  }
+
+  /**
+   * The topics `subscription` is owed: those its agent may hear (checked first, so the agent's own
+   * pattern only ever runs on topics it may hear) that match its pattern, compiled once. None when
+   * the stored pattern breaks the pattern bounds.
+   */
+  owedTopics(subscription: Subscription): (topic: string) => boolean {
+    const matches = this.#matchers.of(subscription.pattern);
+    if (!matches) return () => false;
+    const { permissions } = this.#deps;
+    return (topic) => permissions.can(subscription.agent, 'pubsub.subscribe', topic) && matches(topic);
   }
 
   /** Whether `subscription`'s agent may hear `event` (its permissions may have changed since it subscribed). */

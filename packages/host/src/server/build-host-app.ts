@@ -1,7 +1,7 @@
-import { registerErrorHandling } from '@openlegion/infra/http';
+import { refuseFrameworkError, registerErrorHandling } from '@openlegion/infra/http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { type RouteAuthOptions, registerRouteAuth } from '../auth/index.js';
+import { type RouteAuth, type RouteAuthOptions, registerRouteAuth } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 
 /** Large enough for a long chat history with pasted documents. */
@@ -12,6 +12,15 @@ export interface HostAppOptions {
   auth: RouteAuthOptions;
   features: readonly HostFeature[];
   context: FeatureContext;
+  /** Every route the app registers is added here (route fuzzing walks the real list). */
+  routes?: HostRoute[];
+}
+
+/** One route of the host's app, as registered. */
+export interface HostRoute {
+  method: string;
+  url: string;
+  auth: RouteAuth;
 }
 
 /** Bodies are parsed with zod, so fastify need not build ajv and fast-json-stringify at start-up. */
@@ -31,9 +40,18 @@ export async function buildHostApp(options: HostAppOptions): Promise<FastifyInst
   const app: FastifyInstance = Fastify({
     loggerInstance,
     bodyLimit: BODY_LIMIT_BYTES,
+    frameworkErrors: refuseFrameworkError,
     schemaController: { compilersFactory: { buildValidator: noJsonSchemas, buildSerializer: noJsonSchemas } },
   });
   registerErrorHandling(app);
+  const routes = options.routes;
+  if (routes)
+    app.addHook('onRoute', (route) => {
+      // HEAD routes are fastify's own mirrors of the GET ones.
+      for (const method of [route.method].flat())
+        if (method !== 'HEAD')
+          routes.push({ method, url: route.url, auth: route.config?.auth ?? 'operator' });
+    });
   registerRouteAuth(app, options.auth);
   app.get('/healthz', { config: { auth: 'none' } }, async () => ({ ok: true }));
   for (const feature of options.features) feature.routes?.(app, options.context);

@@ -5,6 +5,7 @@ import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-t
 import { TokenRegistry } from '../auth/index.js';
 import type { HostFeature } from '../features/index.js';
 import { fleetFeature } from '../fleet/index.js';
+import { instructionsFeature } from '../instructions/index.js';
 import { createAgentClient, lanesFeature } from '../lanes/index.js';
 import { llmFeature } from '../llm/index.js';
 import { operatorFeature } from '../operator/index.js';
@@ -58,6 +59,7 @@ describe('the host app', () => {
         registry: fleet.registry,
         tokens,
         agentClient: createAgentClient(),
+        instructions: instructionsFeature(),
         meshStatus: () => status,
         onShutdown: () => {
           shutdowns += 1;

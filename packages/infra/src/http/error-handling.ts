@@ -1,5 +1,5 @@
 import { errorBody, OpenLegionError } from '@openlegion/protocol';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * Every error leaves as the protocol error body. OpenLegionErrors keep their code and status;
@@ -22,6 +22,21 @@ export function registerErrorHandling(app: FastifyInstance, options: { logName?:
     request.log.error({ err: error }, 'unexpected error');
     return reply.code(500).send(errorBody('INTERNAL', fault));
   });
+}
+
+/**
+ * fastify's `frameworkErrors` option: a URL it cannot decode or a path parameter past
+ * `maxParamLength` is refused before any route runs; it still leaves as the protocol's error body.
+ *
+ * @example Fastify({ frameworkErrors: refuseFrameworkError })
+ */
+export function refuseFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const status = isClientFault(error) ? (error.statusCode ?? 400) : 400;
+  void reply.code(status).send(errorBody('REQUEST_INVALID', error.message));
 }
 
 function isClientFault(error: FastifyError | Error): error is FastifyError {

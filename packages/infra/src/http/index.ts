@@ -1,5 +1,5 @@
 export { digestMatches, generateToken, parseBearer, TOKEN_BYTES, tokenDigest } from './bearer-token.js';
 export { errorFromBody } from './error-from-body.js';
-export { registerErrorHandling } from './error-handling.js';
+export { refuseFrameworkError, registerErrorHandling } from './error-handling.js';
 export { findFreePort } from './free-port.js';
 export { parseRequest } from './parse-request.js';

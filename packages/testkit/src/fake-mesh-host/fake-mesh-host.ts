@@ -7,7 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorBody } from '@openlegion/protocol';
+import { type AgentInstructions, errorBody } from '@openlegion/protocol';
 
 /** What `GET /mesh/self` answers for one agent (protocol's AgentSelf, kept loose for tests). */
 export type FakeAgentSelf = Record<string, unknown> & { agent: string };
@@ -27,6 +27,8 @@ export interface FakeMeshHostOptions {
   addresses?: readonly string[];
   /** An OpenAI-compatible server (testkit's fake LLM) that `/v1/*` is relayed to, unchanged. */
   llmUrl?: string;
+  /** agent token → what `GET /mesh/instructions` answers; none held (version 0) when absent. */
+  instructions?: ReadonlyMap<string, AgentInstructions>;
 }
 
 /** A loopback stand-in for the OpenLegion host, as far as an agent sees it. */
@@ -37,12 +39,15 @@ export interface FakeMeshHost {
   calls: FakeMeshHostCall[];
   /** Resolves with the body of `POST /mesh/ready` from the agent holding `token`. */
   readyOf(token: string): Promise<unknown>;
+  /** Change what `GET /mesh/instructions` answers the agent holding `token` (as an operator's write). */
+  setInstructions(token: string, instructions: AgentInstructions): void;
   close(): Promise<void>;
 }
 
 /**
- * Serves `/mesh/self` and `/mesh/ready` for the tokens it knows, and relays `/v1/*` to a fake LLM
- * so the fake records what the agent sent. For agent and fleet tests; the real host is not used.
+ * Serves `/mesh/self`, `/mesh/ready` and `/mesh/instructions` (with its ETag) for the tokens it
+ * knows, and relays `/v1/*` to a fake LLM so the fake records what the agent sent. For agent and
+ * fleet tests; the real host is not used.
  */
 export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<FakeMeshHost> {
   const calls: FakeMeshHostCall[] = [];
@@ -53,6 +58,9 @@ export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<F
     return waiter;
   };
   const llmOrigin = options.llmUrl ? new URL(options.llmUrl).origin : undefined;
+  const instructions = new Map(options.instructions);
+  const instructionsOf = (token: string): AgentInstructions =>
+    instructions.get(token) ?? { version: 0, files: { 'AGENTS.md': null, 'SOUL.md': null } };
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (llmOrigin && req.url?.startsWith('/v1/')) return relay(req, res, llmOrigin);
     void readBody(req).then((body) => {
@@ -62,7 +70,12 @@ export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<F
       const self = options.agents.get(token);
       if (!self) sendJson(res, 401, errorBody('AUTH_INVALID', 'unknown agent token'));
       else if (req.method === 'GET' && path === '/mesh/self') sendJson(res, 200, self);
-      else if (req.method === 'POST' && path === '/mesh/ready') {
+      else if (req.method === 'GET' && path === '/mesh/instructions') {
+        const current = instructionsOf(token);
+        const etag = `"${current.version}"`;
+        if (req.headers['if-none-match'] === etag) res.writeHead(304, { etag }).end();
+        else sendJson(res, 200, current, { etag });
+      } else if (req.method === 'POST' && path === '/mesh/ready') {
         waiterOf(token).resolve(body);
         sendJson(res, 200, { ok: true });
       } else sendJson(res, 404, errorBody('NOT_FOUND', `no route ${req.method} ${path}`));
@@ -82,6 +95,9 @@ export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<F
     port,
     calls,
     readyOf: (token) => waiterOf(token).promise,
+    setInstructions: (token, next) => {
+      instructions.set(token, next);
+    },
     close: async () => {
       await Promise.all(
         servers.map((server) => {
@@ -116,8 +132,13 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   return text === '' ? undefined : JSON.parse(text);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 

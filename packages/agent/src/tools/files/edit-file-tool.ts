@@ -1,8 +1,9 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, stat } from 'node:fs/promises';
 import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
+import { replaceContent } from '../../workspace/workspace-path.js';
 import { guardTool, ToolFailure } from '../tool-failure.js';
-import { assertWritable, resolveWorkspacePath } from './workspace-path.js';
+import { assertWritable, openForWrite, resolveWorkspacePath } from './workspace-path.js';
 
 /** Files larger than this are not edited in memory (bytes). */
 const EDIT_MAX_BYTES = 5 * 1024 * 1024;
@@ -38,30 +39,45 @@ export function createEditFileTool(): AgentTool<z.infer<typeof editFileInput>> {
           throw new ToolFailure(
             `${target.relative} is ${info.size} bytes, over the ${EDIT_MAX_BYTES}-byte edit limit`,
           );
-        const text = await readFile(target.absolute, { encoding: 'utf8', signal: context.signal });
-        const positions = occurrences(text, input.old_string);
-        if (positions.length === 0)
-          throw new ToolFailure(
-            `old_string was not found in ${target.relative}. Read the file again and copy the text exactly, whitespace and line breaks included.`,
-          );
-        if (positions.length > 1 && !input.replace_all)
-          throw new ToolFailure(
-            `old_string occurs ${positions.length} times in ${target.relative} (lines ${lineList(text, positions)}); add surrounding text so it occurs once, or set replace_all`,
-          );
-        if (input.old_string === input.new_string)
-          throw new ToolFailure('old_string and new_string are the same');
-        const edited = input.replace_all
-          ? text.split(input.old_string).join(input.new_string)
-          : text.slice(0, positions[0]) +
-            input.new_string +
-            text.slice((positions[0] ?? 0) + input.old_string.length);
-        await writeFile(target.absolute, edited, { signal: context.signal });
-        const where = `line ${lineAt(text, positions[0] ?? 0)}`;
-        return positions.length === 1
-          ? `edited ${target.relative} (1 replacement at ${where})`
-          : `edited ${target.relative} (${positions.length} replacements, first at ${where})`;
+        const handle = await openForWrite(target, { create: false });
+        try {
+          return await editOpenFile(handle, target.relative, input, context.signal);
+        } finally {
+          await handle.close();
+        }
       }),
   };
+}
+
+/** Replace `old_string` in the open file's text; the message says what changed where. */
+async function editOpenFile(
+  handle: FileHandle,
+  relative: string,
+  input: z.infer<typeof editFileInput>,
+  signal: AbortSignal,
+): Promise<string> {
+  const text = await handle.readFile({ encoding: 'utf8', signal });
+  const positions = occurrences(text, input.old_string);
+  if (positions.length === 0)
+    throw new ToolFailure(
+      `old_string was not found in ${relative}. Read the file again and copy the text exactly, whitespace and line breaks included.`,
+    );
+  if (positions.length > 1 && !input.replace_all)
+    throw new ToolFailure(
+      `old_string occurs ${positions.length} times in ${relative} (lines ${lineList(text, positions)}); add surrounding text so it occurs once, or set replace_all`,
+    );
+  if (input.old_string === input.new_string) throw new ToolFailure('old_string and new_string are the same');
+  const edited = input.replace_all
+    ? text.split(input.old_string).join(input.new_string)
+    : text.slice(0, positions[0]) +
+      input.new_string +
+      text.slice((positions[0] ?? 0) + input.old_string.length);
+  signal.throwIfAborted();
+  await replaceContent(handle, edited);
+  const where = `line ${lineAt(text, positions[0] ?? 0)}`;
+  return positions.length === 1
+    ? `edited ${relative} (1 replacement at ${where})`
+    : `edited ${relative} (${positions.length} replacements, first at ${where})`;
 }
 
 /** Start offsets of every non-overlapping occurrence of `needle`. */

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callTool, makeTempDir, toolNamed } from '../../../test/tool-harness.js';
@@ -124,6 +124,43 @@ describe('workspace confinement', () => {
     expect(edit).toMatchObject({ isError: true, text: expect.stringContaining('SOUL.md is read-only') });
     expect(readFileSync(path.join(workspace, 'AGENTS.md'), 'utf8')).toBe('rules');
     expect((await call('read_file', { path: 'AGENTS.md' })).text).toContain('rules');
+  });
+});
+
+describe('hard links', () => {
+  const refusal = (file: string) =>
+    `${file} has 2 hard links: another name shares its content, and writing it would change that file too, so it is refused. Write a new file instead.`;
+
+  it('refuses write_file, append and edit_file through a hard link to AGENTS.md, and leaves it as it was', async () => {
+    writeFileSync(path.join(workspace, 'AGENTS.md'), 'rules');
+    linkSync(path.join(workspace, 'AGENTS.md'), path.join(workspace, 'notes.md'));
+    const write = await call('write_file', { path: 'notes.md', content: 'no rules' });
+    const append = await call('write_file', { path: 'notes.md', content: ' and more', append: true });
+    const edit = await call('edit_file', { path: 'notes.md', old_string: 'rules', new_string: 'anarchy' });
+    expect([write, append, edit]).toEqual([
+      { isError: true, text: refusal('notes.md') },
+      { isError: true, text: refusal('notes.md') },
+      { isError: true, text: refusal('notes.md') },
+    ]);
+    expect(readFileSync(path.join(workspace, 'AGENTS.md'), 'utf8')).toBe('rules');
+  });
+
+  it('refuses a hard link to a file outside the workspace too', async () => {
+    linkSync(path.join(outside, 'secret.txt'), path.join(workspace, 'copy.txt'));
+    const result = await call('write_file', { path: 'copy.txt', content: 'overwritten' });
+    expect([result.isError, readFileSync(path.join(outside, 'secret.txt'), 'utf8')]).toEqual([
+      true,
+      'top secret',
+    ]);
+  });
+
+  it('still writes and edits files with one name', async () => {
+    await call('write_file', { path: 'one.md', content: 'alpha beta' });
+    const edit = await call('edit_file', { path: 'one.md', old_string: 'beta', new_string: 'gamma' });
+    expect([edit.isError, readFileSync(path.join(workspace, 'one.md'), 'utf8')]).toEqual([
+      false,
+      'alpha gamma',
+    ]);
   });
 });
 

@@ -1,9 +1,10 @@
-import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
+import { replaceContent } from '../../workspace/workspace-path.js';
 import { guardTool, ToolFailure } from '../tool-failure.js';
-import { assertWritable, resolveWorkspacePath } from './workspace-path.js';
+import { assertWritable, openForWrite, resolveWorkspacePath } from './workspace-path.js';
 
 /** Largest content one write takes (characters). */
 export const WRITE_FILE_MAX_CHARS = 2_000_000;
@@ -30,8 +31,14 @@ export function createWriteFileTool(): AgentTool<z.infer<typeof writeFileInput>>
         if (target.exists && (await stat(target.absolute)).isDirectory())
           throw new ToolFailure(`${target.relative} is a directory; give a file path`);
         await mkdir(path.dirname(target.absolute), { recursive: true });
-        if (input.append) await appendFile(target.absolute, input.content);
-        else await writeFile(target.absolute, input.content, { signal: context.signal });
+        const handle = await openForWrite(target, { append: input.append });
+        try {
+          context.signal.throwIfAborted();
+          if (input.append) await handle.appendFile(input.content);
+          else await replaceContent(handle, input.content);
+        } finally {
+          await handle.close();
+        }
         const bytes = Buffer.byteLength(input.content);
         const verb = input.append ? 'appended' : target.exists ? 'replaced' : 'created';
         return `${verb} ${target.relative} (${bytes} bytes${input.append ? ' added' : ''})`;
