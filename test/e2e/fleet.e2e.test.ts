@@ -162,7 +162,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       runtime,
       agentFields: {
         // Room for Chromium in the browser test: a page alone takes a few hundred MiB and many threads.
-        alpha: `permissions: { egress: ["${SITE_SUBNET}", localhost] }, resources: { memory: 1g, pids: 512 }`,
+        alpha: `permissions: { egress: ["${SITE_SUBNET}", localhost], egress_ports: [8080] }, resources: { memory: 1g, pids: 512 }`,
       },
     });
     const start = await cli('start', '--detach');
@@ -398,9 +398,12 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(status.code, status.stderr).toBe(0);
     const parsed = JSON.parse(status.stdout) as {
       runtime: string;
+      network?: string;
       agents: Array<{ name: string; state: string }>;
     };
     expect(parsed.runtime).toBe(runtime);
+    // The e2e host runs as root here, so the docker runtime locks its network.
+    expect(parsed.network).toBe(runtime === 'docker' ? 'locked' : 'none');
     expect(parsed.agents.map((agent) => [agent.name, agent.state])).toEqual([
       ['alpha', 'ready'],
       ['beta', 'ready'],
@@ -489,8 +492,13 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
           (await docker('exec', container, 'node', '-e', viaProxy('http://denied.example/'))).trim(),
         ).toBe('403 egress refused: denied.example is not in agents.alpha.permissions.egress');
         expect(
-          (await docker('exec', container, 'node', '-e', viaProxy('http://localhost:8420/'))).trim(),
+          (await docker('exec', container, 'node', '-e', viaProxy('http://localhost:8080/'))).trim(),
         ).toBe('403 egress refused: localhost resolves to 127.0.0.1, a loopback address');
+        expect(
+          (await docker('exec', container, 'node', '-e', viaProxy(`http://${SITE_ADDRESS}:22/`))).trim(),
+        ).toBe(
+          '403 egress refused: port 22 is not in agents.alpha.permissions.egress_ports (allowed: 8080); add it there in mesh.yaml to allow it',
+        );
       } finally {
         await stopSite();
       }

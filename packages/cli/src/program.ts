@@ -41,6 +41,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .addOption(configOption())
     .addOption(new Option('--runtime <kind>', 'where agents run').choices(['docker', 'process']))
     .option('-d, --detach', 'run the host in the background and return once all agents are ready')
+    .option(
+      '--allow-unlocked-network',
+      'start even if the network lockdown cannot be installed (agents then reach services bound on 0.0.0.0)',
+    )
     .option('--detached-child', 'internal: the background host started by --detach')
     .action(
       (options: {
@@ -48,6 +52,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
         runtime?: 'docker' | 'process';
         detach?: boolean;
         detachedChild?: boolean;
+        allowUnlockedNetwork?: boolean;
       }) =>
         run(async () => {
           // The host (fastify, dockerode, SQLite) loads only where it runs: other commands stay quick.

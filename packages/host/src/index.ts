@@ -8,7 +8,15 @@ export {
   parseMeshConfig,
 } from './config/index.js';
 export { type CostsFeature, costsFeature } from './costs/index.js';
-export { type EgressFeature, EgressProxy, egressFeature, installNetworkLockdown } from './egress/index.js';
+export {
+  type EgressFeature,
+  EgressPolicy,
+  EgressProxy,
+  egressFeature,
+  installNetworkLockdown,
+  type NetworkLock,
+  normaliseAddress,
+} from './egress/index.js';
 export {
   type FeatureContext,
   FeatureLifecycle,
@@ -57,6 +65,7 @@ export {
   type HostAppOptions,
   type HostRoute,
 } from './server/build-host-app.js';
+export { installProcessGuard } from './server/process-guard.js';
 export { type TracesFeature, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';

@@ -26,6 +26,7 @@ export interface MeshFeatureDeps {
   meshStatus: () => MeshStatus;
   onShutdown: () => void;
   baseUrlOverrides?: Record<string, string> | undefined;
+  allowUnlockedNetwork?: boolean | undefined;
 }
 
 /** The host's features in start order, and the services the composition root hands on. */
@@ -53,6 +54,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
   const blackboard = blackboardFeature();
   const egress = egressFeature({
     tokens,
+    allowUnlockedNetwork: deps.allowUnlockedNetwork,
     onDecision: (decision) => {
       if (decision.traceId)
         traces.record({

@@ -18,6 +18,11 @@ export interface MeshHostOptions {
   /** provider name → base URL, e.g. the loopback servers of scripted providers. */
   baseUrlOverrides?: Record<string, string>;
   onProgress?: (progress: StartProgress) => void;
+  /**
+   * `openlegion start --allow-unlocked-network`: start the docker runtime even when the network
+   * lockdown cannot be installed (else MESH_NETWORK_UNLOCKED; see runtime.allow_unlocked_network).
+   */
+  allowUnlockedNetwork?: boolean;
   /** Injectable for tests; default: the runtime named by `runtime`. */
   agentRuntime?: AgentRuntime;
   clock?: Clock;

@@ -69,6 +69,15 @@ describe('createMeshHost (the composition root, no Docker)', () => {
       ['alpha', 'ready'],
       ['beta', 'ready'],
     ]);
+    // The process runtime has no mesh network to lock; the agents' proxy password is not their mesh token.
+    expect(status.network).toBe('none');
+    for (const spec of runtime.started) {
+      const proxy = new URL(spec.env.HTTP_PROXY ?? '');
+      expect(proxy.username).toBe(spec.agent);
+      expect(proxy.password).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(proxy.password).not.toBe(spec.env.MESH_TOKEN);
+      expect(JSON.stringify(spec.env).split(spec.env.MESH_TOKEN ?? '')).toHaveLength(2);
+    }
     const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(await healthz.json()).toEqual({ ok: true });
     await mesh.stop();

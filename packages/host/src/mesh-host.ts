@@ -40,16 +40,20 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   let appServed: Promise<void> | undefined;
   const routes: HostRoute[] = [];
 
-  const status = (): MeshStatus => ({
-    mesh: config.mesh.name,
-    version: HOST_VERSION,
-    pid: process.pid,
-    url,
-    started_at: startedAt,
-    runtime: runtime.kind,
-    agents: context ? fleet.registry().list().map(toAgentInfo) : [],
-    warnings: [...warnings],
-  });
+  const status = (): MeshStatus => {
+    const network = context ? egress.networkLock() : undefined;
+    return {
+      mesh: config.mesh.name,
+      version: HOST_VERSION,
+      pid: process.pid,
+      url,
+      started_at: startedAt,
+      runtime: runtime.kind,
+      agents: context ? fleet.registry().list().map(toAgentInfo) : [],
+      ...(network ? { network } : {}),
+      warnings: [...warnings],
+    };
+  };
 
   const fleet = fleetFeature({
     runtime,
@@ -69,7 +73,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       // host has to spare while Docker starts them, and requests that come first wait for it.
       appServed = serveApp();
     },
-    agentEnv: (agent, token) => egress.agentEnv(agent, token),
+    agentEnv: (agent) => egress.agentEnv(agent),
   });
   const { features, egress, lanes, workflows, notices } = meshFeatures({
     fleet,
@@ -78,6 +82,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     meshStatus: status,
     onShutdown: () => requestShutdown(),
     baseUrlOverrides: options.baseUrlOverrides,
+    allowUnlockedNetwork: options.allowUnlockedNetwork,
   });
   const lifecycle = new FeatureLifecycle(features, logger);
 

@@ -6,3 +6,4 @@ export type { StartProgress } from './fleet/agent-launch.js';
 export { removeCrashLeftovers } from './fleet/runtime-factory.js';
 export { createMeshHost } from './mesh-host.js';
 export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
+export { installProcessGuard } from './server/process-guard.js';

@@ -16,6 +16,12 @@ const permissionsSchema = z
     message: z.array(z.string()).default([]),
     credentials: credentialGrantsSchema,
     egress: globList,
+    /**
+     * The ports this agent may reach through the egress proxy and `/mesh/http` (CONNECT, plain
+     * HTTP and API calls alike). Not `mesh.egress_port`, the proxy's own port. Default: the web's
+     * two, so an agent that may browse cannot also reach SSH, SMTP or a database on an allowed host.
+     */
+    egress_ports: z.array(z.number().int().min(1).max(65_535)).default([80, 443]),
   })
   .strict();
 

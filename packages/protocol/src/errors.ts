@@ -73,6 +73,12 @@ export const ERROR_CODES = {
     summary: 'the agent could not get an answer from the LLM proxy',
   },
   MESH_PORT_IN_USE: { retryable: false, status: 500, summary: 'the host port is taken by another process' },
+  MESH_NETWORK_UNLOCKED: {
+    retryable: false,
+    status: 500,
+    summary:
+      'the network lockdown could not be installed (root and iptables needed); start anyway only with --allow-unlocked-network or runtime.allow_unlocked_network',
+  },
   MESH_NOT_RUNNING: { retryable: false, status: 503, summary: 'no host is running for this mesh' },
   MESH_RUNTIME_UNAVAILABLE: {
     retryable: false,

@@ -34,6 +34,12 @@ export const meshStatusSchema = z.object({
   started_at: z.string(),
   runtime: z.enum(['docker', 'process']),
   agents: z.array(agentInfoSchema),
+  /**
+   * The mesh network's lockdown: `locked` (firewall rules keep agents to the host's mesh and egress
+   * ports), `unlocked` (the operator allowed a start without them), `none` (the process runtime has
+   * no mesh network to lock). Absent before the network exists, and from older hosts.
+   */
+  network: z.enum(['locked', 'unlocked', 'none']).optional(),
   /** What the operator must know: e.g. the network lockdown could not be installed. */
   warnings: z.array(z.string()).default([]),
 });

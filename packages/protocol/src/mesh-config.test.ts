@@ -100,6 +100,27 @@ describe('meshConfigSchema', () => {
     expect(agent?.browser.tier).toBe('basic');
   });
 
+  it('limits egress to ports 80 and 443 unless an agent lists others, each 1-65535', () => {
+    const parsed = meshConfigSchema.parse(full);
+    expect(parsed.agents.writer?.permissions.egress_ports).toEqual([80, 443]);
+    const wider = structuredClone(full) as typeof full & {
+      agents: { writer: { permissions?: { egress_ports: number[] } } };
+    };
+    wider.agents.writer.permissions = { egress_ports: [8080] };
+    expect(meshConfigSchema.parse(wider).agents.writer?.permissions.egress_ports).toEqual([8080]);
+    for (const port of [0, 65_536, 1.5]) {
+      wider.agents.writer.permissions = { egress_ports: [port] };
+      const issue = meshConfigSchema.safeParse(wider).error?.issues[0];
+      expect(issue?.path, String(port)).toEqual(['agents', 'writer', 'permissions', 'egress_ports', 0]);
+    }
+  });
+
+  it('keeps the network lockdown required unless runtime.allow_unlocked_network says otherwise', () => {
+    expect(meshConfigSchema.parse(full).runtime.allow_unlocked_network).toBe(false);
+    const allowed = { ...full, runtime: { ...full.runtime, allow_unlocked_network: true } };
+    expect(meshConfigSchema.parse(allowed).runtime.allow_unlocked_network).toBe(true);
+  });
+
   it('refuses context thresholds out of order', () => {
     const result = meshConfigSchema.safeParse({
       agents: { a: { context: { flush_at: 0.75 } } },

@@ -16,6 +16,13 @@ const runtimeSchema = z
     image: z.string().min(1).default('openlegion-agent:latest'),
     resources: resourcesSchema.prefault({}),
     ready_timeout_ms: z.number().int().min(1_000).max(600_000).default(60_000),
+    /**
+     * Start the docker runtime even when the network lockdown (firewall rules on the mesh bridge)
+     * cannot be installed, e.g. without root. Off: agents on an unlocked network reach every service
+     * this machine binds on 0.0.0.0, so the host refuses to start (MESH_NETWORK_UNLOCKED) unless the
+     * operator says so here or with `openlegion start --allow-unlocked-network`.
+     */
+    allow_unlocked_network: z.boolean().default(false),
   })
   .strict();
 

@@ -17,6 +17,7 @@ export async function startDetached(options: StartOptions, output: CliOutput): P
   const bin = process.argv[1] ?? '';
   const args = [bin, 'start', '--config', loaded.file, '--detached-child'];
   if (options.runtime) args.push('--runtime', options.runtime);
+  if (options.allowUnlockedNetwork) args.push('--allow-unlocked-network');
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', console, console, 'ipc'] });
   return await new Promise<number>((resolve) => {
     child.on('message', (message: DetachMessage) => {

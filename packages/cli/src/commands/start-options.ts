@@ -3,6 +3,8 @@ export interface StartOptions {
   runtime?: 'docker' | 'process';
   detach?: boolean;
   detachedChild?: boolean;
+  /** Start even when the network lockdown cannot be installed (runtime.allow_unlocked_network). */
+  allowUnlockedNetwork?: boolean;
 }
 
 /** Messages the background host sends its launching parent over IPC. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type LoadedMeshConfig, loadMeshConfig } from '@openlegion/host/config';
-import { createMeshHost, keepPrivate, type StartProgress } from '@openlegion/host/mesh';
+import { createMeshHost, installProcessGuard, keepPrivate, type StartProgress } from '@openlegion/host/mesh';
 import { createLogger } from '@openlegion/infra/log';
 import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
@@ -22,7 +22,7 @@ export async function startMesh(options: StartOptions, output: CliOutput): Promi
   // its agents running. A signal during start-up stops what was started.
   const signalled = untilSignal();
   try {
-    const mesh = await launch(loaded, options.runtime ?? loaded.config.runtime.kind, say, signalled);
+    const mesh = await launch(loaded, options, say, signalled);
     if (options.detachedChild) {
       sendToParent({ type: 'ready' });
       process.disconnect?.();
@@ -53,11 +53,12 @@ function untilSignal(): Promise<string> {
 
 async function launch(
   loaded: LoadedMeshConfig,
-  runtime: 'docker' | 'process',
+  options: StartOptions,
   say: (text: string) => void,
   signalled: Promise<string>,
 ): Promise<LaunchedMesh> {
   const { config } = loaded;
+  const runtime = options.runtime ?? config.runtime.kind;
   mkdirSync(loaded.dataDir, { recursive: true, mode: 0o700 });
   const logFile = path.join(loaded.dataDir, 'host.log');
   const logger = createLogger({
@@ -65,6 +66,8 @@ async function launch(
     destination: destination(logFile),
   });
   keepPrivate(loaded.dataDir, ['host.log', 'host.out']);
+  // Nothing an agent sends may end the host: an error that escapes every handler is logged instead.
+  const removeGuard = installProcessGuard(logger);
   if (runtime === 'process') {
     say('warning: --runtime process runs agents as plain child processes, with NO container isolation\n');
   }
@@ -79,6 +82,7 @@ async function launch(
     agentEntry: AGENT_ENTRY,
     baseUrlOverrides: scripted.baseUrls,
     onProgress: (progress) => say(progressLine(progress)),
+    ...(options.allowUnlockedNetwork ? { allowUnlockedNetwork: true } : {}),
   });
   let interrupted: string | undefined;
   let starting = true;
@@ -92,6 +96,7 @@ async function launch(
     status = await host.start();
   } catch (error) {
     await scripted.stop();
+    removeGuard();
     if (interrupted)
       throw new OpenLegionError(
         'AGENT_START_FAILED',
@@ -111,6 +116,7 @@ async function launch(
       await stopChannels();
       await host.stop();
       await scripted.stop();
+      removeGuard();
       logger.flush();
     },
   };

@@ -2,6 +2,14 @@ import { type MeshStatus, meshStatusSchema } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
 import { errorFromResponse, type HostConnection } from '../host-connection.js';
 
+/** What each lockdown state means to the operator. */
+const NETWORK_LINES: Record<NonNullable<MeshStatus['network']>, string> = {
+  locked: "locked (agents reach only the host's mesh and egress ports)",
+  unlocked:
+    'UNLOCKED (allowed by --allow-unlocked-network or runtime.allow_unlocked_network): agents can reach services bound on 0.0.0.0',
+  none: 'not isolated (process runtime: agents are plain processes)',
+};
+
 export async function fetchStatus(host: HostConnection): Promise<MeshStatus> {
   const response = await host.request('GET', '/api/status');
   if (!response.ok) throw await errorFromResponse(response);
@@ -17,5 +25,6 @@ export function printStatus(status: MeshStatus, output: CliOutput): void {
     if (agent.state === 'failed' && agent.last_error)
       output.out(`  ${' '.repeat(width)}  ${agent.last_error}\n`);
   }
+  if (status.network) output.out(`  network: ${NETWORK_LINES[status.network]}\n`);
   for (const warning of status.warnings) output.out(`warning: ${warning}\n`);
 }

@@ -53,3 +53,28 @@ describe('TokenRegistry', () => {
     expect(tokens.tokenFor('a')).toBe(token);
   });
 });
+
+describe('TokenRegistry proxy tokens', () => {
+  it('mints a separate proxy token that only identifyProxy accepts', () => {
+    const tokens = new TokenRegistry();
+    const mesh = tokens.mint('a');
+    const proxy = tokens.proxyTokenFor('a');
+    expect(proxy).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(proxy).not.toBe(mesh);
+    expect(tokens.identifyProxy(proxy ?? '')).toBe('a');
+    expect(tokens.identify(proxy ?? '')).toBeUndefined();
+    expect(tokens.identifyProxy(mesh)).toBeUndefined();
+  });
+
+  it('replaces and revokes the proxy token with the mesh token', () => {
+    const tokens = new TokenRegistry();
+    tokens.mint('a');
+    const first = tokens.proxyTokenFor('a') ?? '';
+    tokens.mint('a');
+    expect(tokens.identifyProxy(first)).toBeUndefined();
+    const second = tokens.proxyTokenFor('a') ?? '';
+    tokens.revoke('a');
+    expect(tokens.identifyProxy(second)).toBeUndefined();
+    expect(tokens.proxyTokenFor('a')).toBeUndefined();
+  });
+});

@@ -32,7 +32,7 @@ export interface EgressDecider {
     agent: string,
     host: string,
     port: number,
-  ): Promise<{ allowed: boolean; address?: string; reason?: string }>;
+  ): Promise<{ allowed: boolean; address?: string; reason?: string; invalid?: boolean }>;
 }
 
 /**
@@ -80,6 +80,10 @@ export function credentialsFeature(options: { egress: EgressDecider }): HostFeat
         const scrubber = new SecretScrubber(grantedSecrets(context, grants, agent));
         const port = Number(outbound.url.port || (outbound.url.protocol === 'https:' ? 443 : 80));
         const decision = await options.egress.decide(agent, outbound.url.hostname, port);
+        if (decision.invalid)
+          throw new OpenLegionError('REQUEST_INVALID', `url: ${decision.reason}`, {
+            details: { host: outbound.url.hostname, port },
+          });
         if (!decision.allowed || !decision.address)
           throw new OpenLegionError('MESH_FORBIDDEN', `egress refused: ${decision.reason}`, {
             details: { agent, host: outbound.url.hostname },

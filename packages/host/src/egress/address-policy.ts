@@ -1,73 +1,63 @@
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { IpAddress } from './normalise-address.js';
 
 /**
  * Addresses an agent never reaches through the proxy unless a CIDR in its egress list names them:
  * loopback, private, link-local (cloud metadata lives there), CGNAT, multicast, reserved — and the
- * same in IPv6, including IPv4 addresses hidden in IPv6 forms (mapped, NAT64).
+ * same in IPv6. The table comes first for its precise reasons; after it, every range ipaddr.js
+ * knows as special (anything its `range()` does not call `unicast`) is refused under its name.
+ * Addresses reach this check normalised (see normaliseAddress), so an IPv4 address spelled in
+ * IPv6 is judged as the IPv4 address it is.
  */
-const REFUSED: Array<[string, number, 'ipv4' | 'ipv6', string]> = [
-  ['0.0.0.0', 8, 'ipv4', 'this-network'],
-  ['10.0.0.0', 8, 'ipv4', 'private'],
-  ['100.64.0.0', 10, 'ipv4', 'carrier-grade NAT'],
-  ['127.0.0.0', 8, 'ipv4', 'loopback'],
-  ['169.254.0.0', 16, 'ipv4', 'link-local (cloud metadata)'],
-  ['172.16.0.0', 12, 'ipv4', 'private'],
-  ['192.0.0.0', 24, 'ipv4', 'reserved'],
-  ['192.168.0.0', 16, 'ipv4', 'private'],
-  ['198.18.0.0', 15, 'ipv4', 'benchmarking'],
-  ['224.0.0.0', 4, 'ipv4', 'multicast'],
-  ['240.0.0.0', 4, 'ipv4', 'reserved'],
-  ['::', 128, 'ipv6', 'unspecified'],
-  ['::1', 128, 'ipv6', 'loopback'],
-  ['fc00::', 7, 'ipv6', 'unique local (private)'],
-  ['fe80::', 10, 'ipv6', 'link-local'],
-  ['ff00::', 8, 'ipv6', 'multicast'],
+const REFUSED: ReadonlyArray<[string, string]> = [
+  ['0.0.0.0/8', 'this-network'],
+  ['10.0.0.0/8', 'private'],
+  ['100.64.0.0/10', 'carrier-grade NAT'],
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link-local (cloud metadata)'],
+  ['172.16.0.0/12', 'private'],
+  ['192.0.0.0/24', 'reserved'],
+  ['192.168.0.0/16', 'private'],
+  ['198.18.0.0/15', 'benchmarking'],
+  ['224.0.0.0/4', 'multicast'],
+  ['240.0.0.0/4', 'reserved'],
+  ['::/128', 'unspecified'],
+  ['::1/128', 'loopback'],
+  ['fc00::/7', 'unique local (private)'],
+  ['fe80::/10', 'link-local'],
+  ['fec0::/10', 'site-local (private)'],
+  ['ff00::/8', 'multicast'],
+  ['64:ff9b:1::/48', 'local-use NAT64 (embeds an IPv4 address)'],
+  ['2002::/16', '6to4 (embeds an IPv4 address)'],
+  ['2001::/32', 'Teredo (embeds an IPv4 address)'],
 ];
 
-/** The IPv4 address inside an IPv6 one (`::ffff:a.b.c.d`, `64:ff9b::a.b.c.d`, `::a.b.c.d`), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return undefined;
-  const high = Number.parseInt(hex[1] ?? '0', 16);
-  const low = Number.parseInt(hex[2] ?? '0', 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-}
+const REFUSED_RANGES = REFUSED.map(([cidr, reason]) => ({ range: ipaddr.parseCIDR(cidr), reason }));
 
-/** Why `address` is refused, or undefined when it is a public address. */
-export function refusedBecause(address: string): string | undefined {
-  const family = isIP(address);
-  if (family === 0) return 'not an IP address';
-  const inner = family === 6 ? embeddedIpv4(address) : undefined;
-  if (inner !== undefined) return refusedBecause(inner);
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  for (const [network, prefix, kind, reason] of REFUSED) {
-    if (kind !== type) continue;
-    const list = new BlockList();
-    list.addSubnet(network, prefix, kind);
-    if (list.check(address, type)) return reason;
+/** Why `address` is refused, or undefined when it is a public (unicast) address. */
+export function refusedBecause(address: IpAddress): string | undefined {
+  for (const { range, reason } of REFUSED_RANGES) {
+    if (range[0].kind() === address.kind() && address.match(range)) return reason;
   }
-  return undefined;
+  const special = address.range();
+  return special === 'unicast' ? undefined : `reserved (${special})`;
 }
 
-/** The CIDRs (`10.1.0.0/16`, `fd00::/8`) listed in an egress allowlist, as one block list. */
-export function listedCidrs(patterns: readonly string[]): BlockList {
-  const list = new BlockList();
+/** The CIDRs of an egress allowlist (`10.1.0.0/16`, `fd00::/8`), parsed; other patterns are skipped. */
+export function listedCidrs(patterns: readonly string[]): ReadonlyArray<[IpAddress, number]> {
+  const ranges: Array<[IpAddress, number]> = [];
   for (const pattern of patterns) {
-    const match = /^([0-9a-f.:]+)\/(\d{1,3})$/i.exec(pattern);
-    const family = match ? isIP(match[1] ?? '') : 0;
-    if (!match || family === 0) continue;
-    list.addSubnet(match[1] ?? '', Number(match[2]), family === 4 ? 'ipv4' : 'ipv6');
+    if (!pattern.includes('/') || !ipaddr.isValidCIDR(pattern)) continue;
+    try {
+      ranges.push(ipaddr.parseCIDR(pattern));
+    } catch {
+      // Not a CIDR after all: it never names an address.
+    }
   }
-  return list;
+  return ranges;
 }
 
 /** Whether a CIDR of the allowlist names `address` (then even a private address may be reached). */
-export function inListedCidr(list: BlockList, address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  const inner = family === 6 ? embeddedIpv4(address) : undefined;
-  if (inner !== undefined) return list.check(inner, 'ipv4');
-  return list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+export function inListedCidr(ranges: ReadonlyArray<[IpAddress, number]>, address: IpAddress): boolean {
+  return ranges.some((range) => range[0].kind() === address.kind() && address.match(range));
 }

@@ -2,45 +2,64 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import type { PreparedMesh } from '../fleet/index.js';
-import { type EgressDecision, EgressProxy } from './egress-proxy.js';
-import { installNetworkLockdown } from './network-lockdown.js';
+import type { EgressDecision } from './egress-policy.js';
+import { type Dialer, EgressProxy } from './egress-proxy.js';
+import { type FirewallCommand, installNetworkLockdown } from './network-lockdown.js';
+
+/** The mesh network's lockdown, as `openlegion status` shows it. */
+export type NetworkLock = 'locked' | 'unlocked' | 'none';
 
 export interface EgressFeature extends HostFeature {
   /**
    * Listen where the agents reach the host, at the egress port; with a bridge (docker), lock the
    * mesh network so the host's mesh and egress ports are all an agent reaches on this machine.
+   * Throws MESH_NETWORK_UNLOCKED when the lockdown cannot be installed and the operator has not
+   * allowed an unlocked network.
    */
   open(prepared: PreparedMesh, bridge: string | undefined): Promise<void>;
   /** The egress policy's decision for `agent` reaching `host:port` (the same the proxy makes). */
   decide(agent: string, host: string, port: number): Promise<EgressDecision>;
-  /** The proxy variables of an agent's environment (its own token is its proxy password). */
-  agentEnv(agent: string, token: string): Record<string, string>;
+  /** The proxy variables of an agent's environment, with its proxy token (never its mesh token). */
+  agentEnv(agent: string): Record<string, string>;
+  /** The lockdown's state once the proxy is open; undefined before. */
+  networkLock(): NetworkLock | undefined;
+}
+
+export interface EgressFeatureOptions {
+  tokens: TokenRegistry;
+  onDecision?: (decision: EgressDecision) => void;
+  /** `openlegion start --allow-unlocked-network`: start even if the lockdown cannot be installed. */
+  allowUnlockedNetwork?: boolean | undefined;
+  /** Runs the firewall commands (injected in tests). */
+  firewall?: FirewallCommand;
+  /** Injected in tests, so no packet leaves for an address under test. */
+  dial?: Dialer;
 }
 
 /** The egress proxy and network lockdown as a host feature (they stop after the agents). */
-export function egressFeature(options: {
-  tokens: TokenRegistry;
-  onDecision?: (decision: EgressDecision) => void;
-}): EgressFeature {
+export function egressFeature(options: EgressFeatureOptions): EgressFeature {
   let context: FeatureContext | undefined;
   let proxy: EgressProxy | undefined;
   let proxyUrl: URL | undefined;
   let unlock: (() => Promise<void>) | undefined;
+  let lock: NetworkLock | undefined;
   return {
     name: 'egress',
     init(given) {
       context = given;
       const { config } = given;
       proxy = new EgressProxy({
-        identify: (token) => options.tokens.identify(token),
+        identify: (token) => options.tokens.identifyProxy(token),
         allowlist: (agent) => config.agents[agent]?.permissions.egress ?? [],
+        ports: (agent) => config.agents[agent]?.permissions.egress_ports ?? [],
         logger: given.logger.child({ component: 'egress' }),
         ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+        ...(options.dial ? { dial: options.dial } : {}),
       });
     },
     async open(prepared, bridge) {
       if (!context || !proxy) throw new Error('egress is opened before the host database is open');
-      const { mesh } = context.config;
+      const { mesh, runtime } = context.config;
       const wanted = mesh.egress_port ?? mesh.port + 1;
       const port = await proxy
         .listen(prepared.hostBindAddresses, wanted)
@@ -53,12 +72,28 @@ export function egressFeature(options: {
           );
         });
       proxyUrl = new URL(prepared.agentMeshUrl(port));
-      if (!bridge) return;
+      if (!bridge) {
+        lock = 'none';
+        return;
+      }
       try {
-        unlock = await installNetworkLockdown({ bridge, ports: [mesh.port, port] });
+        unlock = await installNetworkLockdown({
+          bridge,
+          ports: [mesh.port, port],
+          ...(options.firewall ? { run: options.firewall } : {}),
+        });
+        lock = 'locked';
       } catch (error) {
+        const why = (error as Error).message.split('\n')[0];
+        if (!options.allowUnlockedNetwork && !runtime.allow_unlocked_network)
+          throw new OpenLegionError(
+            'MESH_NETWORK_UNLOCKED',
+            `the network lockdown could not be installed on ${bridge} (${why}): without it agents reach every service this machine binds on 0.0.0.0. Run the host as root with iptables, or start anyway with \`openlegion start --allow-unlocked-network\` or \`runtime.allow_unlocked_network: true\` in mesh.yaml`,
+            { cause: error, details: { bridge } },
+          );
+        lock = 'unlocked';
         context.warn(
-          `network lockdown not installed on ${bridge} (${(error as Error).message.split('\n')[0]}): agents can reach services this machine binds on 0.0.0.0; run the host as root with iptables to lock it`,
+          `network lockdown not installed on ${bridge} (${why}): agents can reach services this machine binds on 0.0.0.0 (allowed by ${options.allowUnlockedNetwork ? '--allow-unlocked-network' : 'runtime.allow_unlocked_network'}); run the host as root with iptables to lock it`,
         );
       }
     },
@@ -66,8 +101,9 @@ export function egressFeature(options: {
       if (!proxy) throw new Error('egress is used before the host database is open');
       return proxy.decide(agent, host, port);
     },
-    agentEnv(agent, token): Record<string, string> {
-      if (!proxyUrl) return {};
+    agentEnv(agent): Record<string, string> {
+      const token = options.tokens.proxyTokenFor(agent);
+      if (!proxyUrl || token === undefined) return {};
       const url = new URL(proxyUrl);
       url.username = agent;
       url.password = token;
@@ -82,6 +118,7 @@ export function egressFeature(options: {
         no_proxy: direct,
       };
     },
+    networkLock: () => lock,
     async stop() {
       await unlock?.();
       await proxy?.close();

@@ -1,39 +1,29 @@
 import { lookup } from 'node:dns/promises';
 import {
+  type ClientRequest,
   createServer,
   request as httpRequest,
   type IncomingMessage,
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { isIP, type Socket, connect as tcpConnect } from 'node:net';
+import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { globMatcher } from '../permissions/index.js';
-import { inListedCidr, listedCidrs, refusedBecause } from './address-policy.js';
+import { type EgressDecision, EgressPolicy, type Resolver } from './egress-policy.js';
+import { badPortProblem, type EgressTarget, parseConnectAuthority, parsePort } from './egress-target.js';
+import { answerSocket, failRequest } from './proxy-answers.js';
 
-/** Resolves a name to its addresses (injected in tests, so no query leaves the machine). */
-export type Resolver = (host: string) => Promise<string[]>;
 /** Opens a TCP connection to an address the proxy decided to allow (injected in tests). */
 export type Dialer = (address: string, port: number) => Socket;
 
-export interface EgressDecision {
-  agent: string;
-  host: string;
-  port: number;
-  allowed: boolean;
-  /** The address connected to, when allowed. */
-  address?: string;
-  reason?: string;
-  /** The `x-trace-id` the request carried, so the decision shows in that trace. */
-  traceId?: string;
-}
-
 export interface EgressProxyDeps {
-  /** The agent a proxy token belongs to (the agent's own mesh token). */
+  /** The agent a proxy token belongs to (its proxy token, never its mesh token). */
   identify(token: string): string | undefined;
   /** The agent's `permissions.egress`: domain globs, literal addresses, CIDRs. */
   allowlist(agent: string): readonly string[];
+  /** The agent's `permissions.egress_ports`. */
+  ports(agent: string): readonly number[];
   logger: Logger;
   resolve?: Resolver;
   dial?: Dialer;
@@ -56,23 +46,31 @@ const HOP_HEADERS = new Set([
   'upgrade',
 ]);
 
+const PROXY_AUTHENTICATE = { 'proxy-authenticate': 'Basic realm="openlegion egress"' };
+
 /**
  * The agents' only way out: an HTTP proxy (CONNECT for TLS, absolute URLs for plain HTTP) that
- * knows each agent by its token, lets it reach only the domains its egress list names, and refuses
- * loopback, private, link-local (metadata), CGNAT and other reserved addresses after resolving the
- * name — so a name that resolves to 127.0.0.1 is refused too — unless a CIDR in the list names
- * them. It connects to the address it checked (no second lookup to rebind), and logs each decision.
+ * knows each agent by its proxy token and applies {@link EgressPolicy}: only the domains and ports
+ * the agent's lists name, never loopback, private, link-local (metadata), CGNAT or other reserved
+ * addresses in any spelling, after resolving the name, unless a CIDR in the list names them. It
+ * connects to the address it checked (no second lookup to rebind) and logs each decision. Whatever
+ * a request holds, it gets an answer (400 malformed, 403 refused, 502 upstream failed) and never
+ * throws out of a handler.
  */
 export class EgressProxy {
   readonly #deps: EgressProxyDeps;
-  readonly #resolve: Resolver;
+  readonly #policy: EgressPolicy;
   readonly #dial: Dialer;
   readonly #servers: Server[] = [];
   readonly #sockets = new Set<Duplex>();
 
   constructor(deps: EgressProxyDeps) {
     this.#deps = deps;
-    this.#resolve = deps.resolve ?? systemResolver;
+    this.#policy = new EgressPolicy({
+      allowlist: deps.allowlist,
+      ports: deps.ports,
+      resolve: deps.resolve ?? systemResolver,
+    });
     this.#dial = deps.dial ?? systemDialer;
   }
 
@@ -80,11 +78,17 @@ export class EgressProxy {
   async listen(addresses: readonly string[], port: number): Promise<number> {
     let bound = port;
     for (const address of addresses) {
-      const server = createServer((req, res) => void this.#plain(req, res));
-      server.on(
-        'connect',
-        (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.#connect(req, socket, head),
-      );
+      const server = createServer((req, res) => {
+        this.#plain(req, res).catch((error: unknown) => this.#failed(error, () => failRequest(res, error)));
+      });
+      server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        socket.on('error', () => {});
+        this.#connect(req, socket, head).catch((error: unknown) =>
+          this.#failed(error, () =>
+            answerSocket(socket, 500, `egress: internal error (${errorText(error)})`),
+          ),
+        );
+      });
       server.on('connection', (socket: Socket) => {
         this.#sockets.add(socket);
         socket.once('close', () => this.#sockets.delete(socket));
@@ -93,6 +97,8 @@ export class EgressProxy {
         server.once('error', reject);
         server.listen(bound, address, () => resolve());
       });
+      // Once listening, a server error is logged, never thrown at the process.
+      server.on('error', (error) => this.#deps.logger.error({ err: error }, 'egress proxy server error'));
       const actual = server.address();
       if (typeof actual === 'object' && actual) bound = actual.port;
       this.#servers.push(server);
@@ -108,42 +114,30 @@ export class EgressProxy {
     this.#servers.length = 0;
   }
 
-  /** Whether `agent` may reach `host:port`, and at which address. */
-  async decide(agent: string, host: string, port: number): Promise<EgressDecision> {
-    const name = host.replace(/^\[|\]$/g, '').toLowerCase();
-    const list = this.#deps.allowlist(agent);
-    const cidrs = listedCidrs(list);
-    const refuse = (reason: string): EgressDecision => ({ agent, host: name, port, allowed: false, reason });
-    const byName = globMatcher(list.filter((pattern) => !pattern.includes('/')));
-    if (isIP(name) !== 0) {
-      if (inListedCidr(cidrs, name)) return { agent, host: name, port, allowed: true, address: name };
-      const why = refusedBecause(name);
-      if (why) return refuse(`${name} is a ${why} address`);
-      if (!byName(name)) return refuse(`${name} is not in agents.${agent}.permissions.egress`);
-      return { agent, host: name, port, allowed: true, address: name };
-    }
-    if (!byName(name)) return refuse(`${name} is not in agents.${agent}.permissions.egress`);
-    let addresses: string[];
+  /** Whether `agent` may reach `host:port`, and at which address (see {@link EgressPolicy.decide}). */
+  decide(agent: string, host: string, port: number): Promise<EgressDecision> {
+    return this.#policy.decide(agent, host, port);
+  }
+
+  /** A handler failed where it should not: log it, answer if still possible. */
+  #failed(error: unknown, answer: () => void): void {
+    this.#deps.logger.error({ err: error }, 'egress proxy request failed');
     try {
-      addresses = await this.#resolve(name);
-    } catch (error) {
-      return refuse(`${name} does not resolve (${(error as Error).message})`);
+      answer();
+    } catch {
+      // The client is gone; nothing is left to answer.
     }
-    if (addresses.length === 0) return refuse(`${name} does not resolve`);
-    for (const address of addresses) {
-      const why = inListedCidr(cidrs, address) ? undefined : refusedBecause(address);
-      if (why) return refuse(`${name} resolves to ${address}, a ${why} address`);
-    }
-    return { agent, host: name, port, allowed: true, address: addresses[0] as string };
   }
 
   /** The agent behind `Proxy-Authorization: Basic base64(agent:token)`, or undefined. */
   #authenticate(req: IncomingMessage): string | undefined {
     const header = req.headers['proxy-authorization'];
-    const match = typeof header === 'string' ? /^Basic\s+(\S+)$/i.exec(header) : null;
+    if (typeof header !== 'string' || header.length > 1024) return undefined;
+    const match = /^Basic\s+([A-Za-z0-9+/=_-]+)$/i.exec(header);
     if (!match) return undefined;
     const decoded = Buffer.from(match[1] ?? '', 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
+    if (colon < 1) return undefined;
     const agent = this.#deps.identify(decoded.slice(colon + 1));
     return agent !== undefined && agent === decoded.slice(0, colon) ? agent : undefined;
   }
@@ -155,86 +149,118 @@ export class EgressProxy {
     this.#deps.onDecision?.(decision);
   }
 
+  /** Decide `target` for the request's agent; undefined with the refusal already answered. */
+  async #allowed(
+    agent: string,
+    target: EgressTarget,
+    method: string,
+    req: IncomingMessage,
+    refuse: (status: 400 | 403, text: string) => void,
+  ): Promise<{ address: string; port: number } | undefined> {
+    if ('problem' in target) {
+      refuse(400, `egress: ${target.problem}\n`);
+      return undefined;
+    }
+    const decision = await this.decide(agent, target.host, target.port);
+    this.#record(decision, method, req);
+    if (decision.allowed && decision.address) return { address: decision.address, port: target.port };
+    if (decision.invalid) refuse(400, `egress: ${decision.reason}\n`);
+    else refuse(403, `egress refused: ${decision.reason}\n`);
+    return undefined;
+  }
+
   async #plain(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    req.on('error', () => {});
     const agent = this.#authenticate(req);
     if (!agent) {
-      res
-        .writeHead(407, { 'proxy-authenticate': 'Basic realm="openlegion egress"' })
-        .end('proxy authentication required\n');
+      res.writeHead(407, PROXY_AUTHENTICATE).end('proxy authentication required\n');
       return;
     }
-    let target: URL;
+    let url: URL;
     try {
-      target = new URL(req.url ?? '');
-      if (target.protocol !== 'http:') throw new Error('only http:// URLs go through as plain requests');
+      url = new URL(req.url ?? '');
+      if (url.protocol !== 'http:') throw new Error('only http:// URLs go through as plain requests');
     } catch (error) {
-      res.writeHead(400).end(`egress: ${(error as Error).message} (use CONNECT for https)\n`);
+      res.writeHead(400).end(`egress: ${errorText(error)} (use CONNECT for https)\n`);
       return;
     }
-    const port = Number(target.port || 80);
-    const decision = await this.decide(agent, target.hostname, port);
-    this.#record(decision, req.method ?? 'GET', req);
-    if (!decision.allowed || !decision.address) {
-      res.writeHead(403, { 'x-openlegion-egress': 'refused' }).end(`egress refused: ${decision.reason}\n`);
-      return;
-    }
-    const address = decision.address;
+    const portText = url.port || '80';
+    const port = parsePort(portText);
+    const target: EgressTarget =
+      port === undefined ? { problem: badPortProblem(portText) } : { host: url.hostname, port };
+    const refuse = (status: number, text: string) =>
+      res.writeHead(status, status === 403 ? { 'x-openlegion-egress': 'refused' } : {}).end(text);
+    const allowed = await this.#allowed(agent, target, req.method ?? 'GET', req, refuse);
+    if (!allowed) return;
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([key]) => !HOP_HEADERS.has(key)));
-    const upstream = httpRequest({
-      method: req.method,
-      path: `${target.pathname}${target.search}`,
-      headers: { ...headers, host: target.host },
-      createConnection: () => this.#dial(address, port),
-    });
+    let upstream: ClientRequest;
+    try {
+      // The dial happens inside: a synchronous throw from it is an upstream failure, 502.
+      upstream = httpRequest({
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, host: url.host },
+        createConnection: () => this.#dial(allowed.address, allowed.port),
+      });
+    } catch (error) {
+      res.writeHead(502).end(`egress: ${url.host} failed: ${errorText(error)}\n`);
+      return;
+    }
     upstream.on('response', (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+      try {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.on('error', () => res.destroy());
+        answer.pipe(res);
+      } catch (error) {
+        this.#failed(error, () => res.destroy());
+      }
     });
     upstream.on('error', (error) => {
-      if (!res.headersSent) res.writeHead(502).end(`egress: ${target.host} failed: ${error.message}\n`);
+      if (!res.headersSent) res.writeHead(502).end(`egress: ${url.host} failed: ${error.message}\n`);
       else res.destroy();
     });
+    res.once('close', () => upstream.destroy());
     req.pipe(upstream);
   }
 
   async #connect(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
-    client.on('error', () => {});
     const agent = this.#authenticate(req);
     if (!agent) {
-      client.end(
-        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="openlegion egress"\r\n\r\n',
-      );
+      answerSocket(client, 407, 'proxy authentication required', PROXY_AUTHENTICATE);
       return;
     }
-    const [host = '', portText = '443'] = splitHostPort(req.url ?? '');
-    const decision = await this.decide(agent, host, Number(portText));
-    this.#record(decision, 'CONNECT', req);
-    if (!decision.allowed || !decision.address) {
-      client.end(
-        `HTTP/1.1 403 Forbidden\r\nx-openlegion-egress: refused\r\n\r\negress refused: ${decision.reason}\n`,
-      );
+    const refuse = (status: number, text: string) =>
+      answerSocket(client, status, text, status === 403 ? { 'x-openlegion-egress': 'refused' } : {});
+    const target = parseConnectAuthority(req.url ?? '');
+    const allowed = await this.#allowed(agent, target, 'CONNECT', req, refuse);
+    if (!allowed) return;
+    if (client.destroyed) return;
+    let upstream: Socket;
+    try {
+      upstream = this.#dial(allowed.address, allowed.port);
+    } catch (error) {
+      answerSocket(client, 502, `egress: ${allowed.address} failed: ${errorText(error)}`);
       return;
     }
-    const upstream = this.#dial(decision.address, Number(portText));
     this.#sockets.add(upstream);
     upstream.once('close', () => this.#sockets.delete(upstream));
+    let tunnelled = false;
     upstream.once('connect', () => {
+      tunnelled = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
     });
     upstream.on('error', (error) => {
-      client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\negress: ${host} failed: ${error.message}\n`);
+      // Once the tunnel carries the agent's bytes, an answer would corrupt them: just close it.
+      if (tunnelled) client.destroy();
+      else answerSocket(client, 502, `egress: ${allowed.address} failed: ${error.message}`);
     });
     client.once('close', () => upstream.destroy());
   }
 }
 
-/** `host:port` or `[v6]:port`. */
-function splitHostPort(authority: string): [string, string] {
-  const v6 = /^\[([^\]]+)\]:(\d+)$/.exec(authority);
-  if (v6) return [v6[1] ?? '', v6[2] ?? ''];
-  const at = authority.lastIndexOf(':');
-  return at < 0 ? [authority, '443'] : [authority.slice(0, at), authority.slice(at + 1)];
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

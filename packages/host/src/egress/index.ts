@@ -1,4 +1,12 @@
 export { inListedCidr, listedCidrs, refusedBecause } from './address-policy.js';
-export { type EgressFeature, egressFeature } from './egress-feature.js';
-export { type Dialer, type EgressDecision, EgressProxy, type Resolver } from './egress-proxy.js';
+export {
+  type EgressFeature,
+  type EgressFeatureOptions,
+  egressFeature,
+  type NetworkLock,
+} from './egress-feature.js';
+export { type EgressDecision, EgressPolicy, type Resolver } from './egress-policy.js';
+export { type Dialer, EgressProxy } from './egress-proxy.js';
+export { parseConnectAuthority, parsePort } from './egress-target.js';
 export { type FirewallCommand, installNetworkLockdown } from './network-lockdown.js';
+export { type IpAddress, type NormalisedAddress, normaliseAddress } from './normalise-address.js';

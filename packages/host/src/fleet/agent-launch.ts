@@ -22,7 +22,8 @@ export interface AgentLaunchDeps {
   /** Every launch is added here, so a stop during start-up can wait for launches in flight. */
   launches: Promise<RunningAgent>[];
   onProgress?: ((progress: StartProgress) => void) | undefined;
-  agentEnv?: ((agent: string, token: string) => Record<string, string>) | undefined;
+  /** More environment for an agent (the egress proxy's variables, with its proxy token), after its tokens are minted. */
+  agentEnv?: ((agent: string) => Record<string, string>) | undefined;
 }
 
 const LAST_LOG_LINES = 20;
@@ -47,7 +48,7 @@ export async function launchAgent(agent: string, deps: AgentLaunchDeps): Promise
     const launch = runtime.start({
       mesh: config.mesh.name,
       agent,
-      env: { ...deps.agentEnv?.(agent, token), AGENT_ID: agent, MESH_URL: deps.meshUrl, MESH_TOKEN: token },
+      env: { ...deps.agentEnv?.(agent), AGENT_ID: agent, MESH_URL: deps.meshUrl, MESH_TOKEN: token },
       resources: { ...config.runtime.resources, ...agentConfig?.resources },
       image: config.runtime.image,
       dataDir: context.dataDir,

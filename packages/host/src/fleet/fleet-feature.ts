@@ -28,7 +28,7 @@ export interface FleetFeatureOptions {
   beforeLaunch: (prepared: PreparedMesh) => Promise<void>;
   onProgress?: (progress: StartProgress) => void;
   /** More environment for an agent besides its id, mesh URL and token (the egress proxy's variables). */
-  agentEnv?: (agent: string, token: string) => Record<string, string>;
+  agentEnv?: (agent: string) => Record<string, string>;
 }
 
 /** The fleet as a host feature: the registry, the agent API and the agents' lifecycle. */

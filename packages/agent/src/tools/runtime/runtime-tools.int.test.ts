@@ -119,6 +119,20 @@ describe('run_command', () => {
   });
 });
 
+describe('commandEnvironment', () => {
+  it('hides the mesh token and keeps the proxy variables, whose token only the egress proxy accepts', async () => {
+    const { commandEnvironment } = await import('./shell-process.js');
+    const proxy = 'http://a:proxy-token@10.0.0.1:8421';
+    const env = commandEnvironment({
+      MESH_TOKEN: 'mesh-token',
+      HTTP_PROXY: proxy,
+      HTTPS_PROXY: proxy,
+      PATH: '/bin',
+    });
+    expect(env).toEqual({ HTTP_PROXY: proxy, HTTPS_PROXY: proxy, PATH: '/bin' });
+  });
+});
+
 describe('background processes', () => {
   it('starts a process whose output is readable, with a cursor for new output', async () => {
     const registry = new ProcessRegistry();
