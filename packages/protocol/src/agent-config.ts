@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { modelRef, resourcesSchema, secretRef } from './config-fields.js';
+import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { globPatternSchema } from './pattern-bounds.js';
 
@@ -13,7 +14,7 @@ const permissionsSchema = z
     blackboard: z.object({ read: globList, write: globList }).strict().prefault({}),
     pubsub: z.object({ publish: globList, subscribe: globList }).strict().prefault({}),
     message: z.array(z.string()).default([]),
-    credentials: z.array(z.string()).default([]),
+    credentials: credentialGrantsSchema,
     egress: globList,
     /**
      * The ports this agent may reach through the egress proxy and `/mesh/http` (CONNECT, plain

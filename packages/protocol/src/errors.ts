@@ -106,6 +106,12 @@ export const ERROR_CODES = {
     status: 403,
     summary: "the agent's permissions in mesh.yaml do not allow this; the message names the missing one",
   },
+  MESH_CREDENTIAL_FORBIDDEN: {
+    retryable: false,
+    status: 403,
+    summary:
+      'a $CRED{NAME} was placed where its grant does not allow (another header, the body, a host not in its hosts); the message names what the grant allows',
+  },
   MESH_KEY_NOT_FOUND: {
     retryable: false,
     status: 404,

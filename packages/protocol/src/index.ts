@@ -38,6 +38,12 @@ export {
 export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
 export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
 export { TIER_NAMES, type TierName } from './config-fields.js';
+export {
+  CREDENTIAL_NAME,
+  type CredentialGrant,
+  type CredentialGrants,
+  type CredentialPlace,
+} from './credential-grant.js';
 export { type DeepReadonly, deepFreeze } from './deep-readonly.js';
 export {
   ERROR_CODES,

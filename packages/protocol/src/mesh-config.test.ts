@@ -35,7 +35,7 @@ const full = {
         blackboard: { read: ['research/*'], write: ['research/*'] },
         pubsub: { publish: ['research.*'], subscribe: ['tasks.*'] },
         message: ['writer'],
-        credentials: ['GITHUB_TOKEN'],
+        credentials: { GITHUB_TOKEN: { hosts: ['api.github.com'], in: 'header:authorization' } },
         egress: ['*.wikipedia.org', 'api.github.com'],
       },
       cron: [{ schedule: 'every 30m', heartbeat: true }],

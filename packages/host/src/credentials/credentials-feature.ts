@@ -4,9 +4,13 @@ import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import { MeshPermissions } from '../permissions/index.js';
+import { CredentialGrants } from './credential-grants.js';
+import { buildOutboundCall, type CredentialFill } from './outbound-call.js';
 import { outboundRequest } from './outbound-request.js';
+import { SecretScrubber } from './secret-scrubber.js';
 
 const CREDENTIAL = /\$CRED\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** The most of an answer's body handed back to the agent. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 const DEFAULT_TIMEOUT_S = 30;
 
@@ -32,97 +36,96 @@ export interface EgressDecider {
 }
 
 /**
- * Credentials without exposure. `GET /mesh/vault` lists the names an agent may use
- * (`permissions.credentials`); `POST /mesh/http` makes a request for it with `$CRED{NAME}`
- * replaced on the host — in headers, query and body — under the agent's egress policy, with size
- * and time caps, and every secret it used scrubbed from what comes back. No value enters a container.
+ * Credentials without exposure. `GET /mesh/vault` lists the credentials an agent may use, each with
+ * the hosts and places its grant allows; `POST /mesh/http` makes a request for it with
+ * `$CRED{NAME}` replaced on the host — only where the grant allows — under the agent's egress
+ * policy, with size and time caps, and every secret it may use scrubbed (in its common encodings,
+ * before any cut) from what comes back. No value enters a container.
  */
 export function credentialsFeature(options: { egress: EgressDecider }): HostFeature {
   return {
     name: 'credentials',
     routes(app, context) {
       const permissions = MeshPermissions.of(context.config);
+      const grants = CredentialGrants.of(context.config);
       app.get('/mesh/vault', { config: { auth: 'agent' } }, async (request) => {
         const agent = requireAgent(request);
-        const granted = context.config.agents[agent]?.permissions.credentials ?? [];
         return {
-          credentials: granted.filter((name) => !name.includes('*') && secretOf(context, name) !== undefined),
+          credentials: grants.list(agent).filter(({ name }) => secretOf(context, name) !== undefined),
         };
       });
 
       app.post('/mesh/http', { config: { auth: 'agent' } }, async (request) => {
         const agent = requireAgent(request);
         const call = parseRequest(httpRequestSchema, request.body);
+        const host = new URL(call.url).hostname;
         const used = new Map<string, string>();
-        const fill = (text: string) =>
+        const fill: CredentialFill = (text, place, encode = (value) => value) =>
           text.replace(CREDENTIAL, (_match, name: string) => {
             permissions.require(agent, 'credentials', name);
+            grants.requirePlace(agent, name, place, host);
             const value = secretOf(context, name);
             if (value === undefined)
               throw new OpenLegionError(
                 'REQUEST_INVALID',
                 `$CRED{${name}}: no such credential (openlegion vault set ${name})`,
-                {
-                  details: { credential: name },
-                },
+                { details: { credential: name } },
               );
             used.set(name, value);
-            return value;
+            return encode(value);
           });
-        const url = new URL(call.url);
-        if (/\$CRED\{/.test(call.url.split('/')[2] ?? ''))
-          throw new OpenLegionError('REQUEST_INVALID', 'url: $CRED{} is not allowed in the host name');
-        for (const [key, value] of Object.entries(call.query)) url.searchParams.set(key, fill(value));
-        const headers = Object.fromEntries(
-          Object.entries(call.headers).map(([key, value]) => [key, fill(value)]),
-        );
-        const rawBody =
-          call.body === undefined
-            ? undefined
-            : typeof call.body === 'string'
-              ? call.body
-              : JSON.stringify(call.body);
-        const body = rawBody === undefined ? undefined : fill(rawBody);
-        if (body !== undefined && typeof call.body !== 'string' && !headers['content-type'])
-          headers['content-type'] = 'application/json';
-        const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-        const decision = await options.egress.decide(agent, url.hostname, port);
+        const outbound = buildOutboundCall(call, fill);
+        // Every credential the agent may use is scrubbed, not only those sent now: an answer can
+        // hold one sent earlier (stored, then fetched).
+        const scrubber = new SecretScrubber(grantedSecrets(context, grants, agent));
+        const port = Number(outbound.url.port || (outbound.url.protocol === 'https:' ? 443 : 80));
+        const decision = await options.egress.decide(agent, outbound.url.hostname, port);
         if (decision.invalid)
           throw new OpenLegionError('REQUEST_INVALID', `url: ${decision.reason}`, {
-            details: { host: url.hostname, port },
+            details: { host: outbound.url.hostname, port },
           });
         if (!decision.allowed || !decision.address)
           throw new OpenLegionError('MESH_FORBIDDEN', `egress refused: ${decision.reason}`, {
-            details: { agent, host: url.hostname },
+            details: { agent, host: outbound.url.hostname },
           });
+        // Ask for the answer uncompressed: a compressed one cannot be scrubbed.
+        outbound.headers['accept-encoding'] ??= 'identity';
         const answer = await outboundRequest({
-          url,
+          ...outbound,
           address: decision.address,
           method: call.method,
-          headers,
-          body,
           timeoutMs: call.timeout_s * 1000,
-          maxBytes: MAX_RESPONSE_BYTES,
+          readBytes: MAX_RESPONSE_BYTES + scrubber.lookaheadBytes,
+        }).catch((error: unknown) => {
+          // Scrubbed in case a failure quotes the request; the cause stays out for the same reason.
+          throw error instanceof OpenLegionError
+            ? new OpenLegionError(error.code, scrubber.scrubText(error.message), { details: error.details })
+            : error;
         });
         context.logger.info(
           {
             agent,
             method: call.method,
-            host: url.host,
+            host: outbound.url.host,
             status: answer.status,
             credentials: [...used.keys()],
           },
           'mesh http request',
         );
-        const scrub = (text: string) =>
-          [...used].reduce((clean, [name, value]) => clean.split(value).join(`[$CRED{${name}}]`), text);
+        if (!scrubber.empty && !['', 'identity'].includes(answer.contentEncoding.toLowerCase()))
+          throw new OpenLegionError(
+            'MESH_HTTP_FAILED',
+            `${outbound.url.host} answered compressed (content-encoding: ${answer.contentEncoding}) though asked for identity; a compressed answer cannot be scrubbed of credentials, so it is not returned`,
+            { details: { host: outbound.url.host } },
+          );
         return {
           status: answer.status,
           headers: Object.fromEntries(
-            Object.entries(answer.headers).map(([key, value]) => [key, scrub(value)]),
+            Object.entries(answer.headers).map(([key, value]) => [key, scrubber.scrubText(value)]),
           ),
-          body: scrub(answer.body),
-          truncated: answer.truncated,
+          // Scrubbed first, then cut: a secret straddling the cap is replaced whole.
+          body: scrubber.scrub(answer.body, MAX_RESPONSE_BYTES),
+          truncated: answer.cut || answer.body.length > MAX_RESPONSE_BYTES,
         };
       });
     },
@@ -132,4 +135,18 @@ export function credentialsFeature(options: { egress: EgressDecider }): HostFeat
 /** The value of a credential: `vault:NAME` first, so a vault entry is the usual place. */
 function secretOf(context: FeatureContext, name: string): string | undefined {
   return context.secrets.lookup({ scheme: 'vault', name });
+}
+
+/** The values of every credential `agent` is granted that exists, by name. */
+function grantedSecrets(
+  context: FeatureContext,
+  grants: CredentialGrants,
+  agent: string,
+): Map<string, string> {
+  const secrets = new Map<string, string>();
+  for (const { name } of grants.list(agent)) {
+    const value = secretOf(context, name);
+    if (value !== undefined) secrets.set(name, value);
+  }
+  return secrets;
 }

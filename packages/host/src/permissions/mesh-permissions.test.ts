@@ -11,7 +11,7 @@ const config = meshConfigSchema.parse({
         blackboard: { read: ['research/*', 'shared/?'], write: ['research/*'] },
         pubsub: { publish: ['research.*'], subscribe: ['tasks.*'] },
         message: ['writer'],
-        credentials: ['GITHUB_TOKEN'],
+        credentials: { GITHUB_TOKEN: { hosts: ['api.github.com'], in: 'header:authorization' } },
         egress: ['*.wikipedia.org'],
       },
     },
@@ -42,6 +42,8 @@ describe('MeshPermissions', () => {
     expect(permissions.can('researcher', 'pubsub.publish', 'research.done')).toBe(true);
     expect(permissions.can('researcher', 'pubsub.subscribe', 'research.done')).toBe(false);
     expect(permissions.can('researcher', 'message', 'writer')).toBe(true);
+    expect(permissions.can('researcher', 'credentials', 'GITHUB_TOKEN')).toBe(true);
+    expect(permissions.can('researcher', 'credentials', 'GITHUB')).toBe(false);
     expect(permissions.can('researcher', 'egress', 'en.wikipedia.org')).toBe(true);
     expect(permissions.can('researcher', 'egress', 'wikipedia.org.evil.com')).toBe(false);
     expect(permissions.can('writer', 'blackboard.read', 'research/a')).toBe(false);

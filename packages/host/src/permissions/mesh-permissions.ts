@@ -41,7 +41,8 @@ export class MeshPermissions {
         'pubsub.publish': grant(permissions.pubsub.publish),
         'pubsub.subscribe': grant(permissions.pubsub.subscribe),
         message: grant(permissions.message),
-        credentials: grant(permissions.credentials),
+        // The names granted; where each may go is the credentials feature's CredentialGrants.
+        credentials: grant(Object.keys(permissions.credentials)),
         egress: grant(permissions.egress),
       });
     }

@@ -14,7 +14,9 @@ const httpRequestInput = z.object({
   headers: z
     .record(z.string(), z.string())
     .default({})
-    .describe('Request headers; write $CRED{NAME} where a secret goes, e.g. "Bearer $CRED{GITHUB_TOKEN}"'),
+    .describe(
+      'Request headers; write $CRED{NAME} where a secret goes, e.g. "Bearer $CRED{GITHUB_TOKEN}" (only in the header its grant names). Host, Connection, Content-Length and other transport headers are set by the host',
+    ),
   query: z.record(z.string(), z.string()).default({}).describe('Query parameters added to the URL'),
   body: z.unknown().optional().describe('Request body: a string is sent as is, anything else as JSON'),
   timeout_s: z
@@ -28,15 +30,16 @@ const httpRequestInput = z.object({
 
 /**
  * `http_request`: an API call made by the host (`POST /mesh/http`) under the agent's egress
- * policy. `$CRED{NAME}` placeholders pass through untouched; the host fills them from the vault
- * and scrubs the secrets from the answer, so no credential ever reaches the agent.
+ * policy. `$CRED{NAME}` placeholders pass through untouched; the host fills them from the vault,
+ * only on the hosts and in the places each grant names, and scrubs the secrets from the answer, so
+ * no credential ever reaches the agent.
  */
 export function createHttpRequestTool(mesh: MeshClient): AgentTool<z.infer<typeof httpRequestInput>> {
   return {
     name: 'http_request',
     group: 'web',
     description:
-      'Call an HTTP API and get the raw answer (status, headers, body). Use $CRED{NAME} in headers, query or body for a credential you were granted. To read a web page use web_fetch.',
+      'Call an HTTP API; get the raw answer. $CRED{NAME} uses a granted credential, only on the hosts and in the place (a header, query, body or path) its grant names; a refusal says where it may go. To read a web page use web_fetch.',
     input: httpRequestInput,
     run: (input, context) =>
       guardTool(async () => {
