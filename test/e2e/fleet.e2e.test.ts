@@ -162,7 +162,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
       runtime,
       agentFields: {
         // Room for Chromium in the browser test: a page alone takes a few hundred MiB and many threads.
-        alpha: `permissions: { egress: ["${SITE_SUBNET}", localhost], egress_ports: [8080] }, resources: { memory: 1g, pids: 512 }`,
+        alpha: `permissions: { egress: ["${SITE_SUBNET}", localhost], egress_ports: [80, 8080] }, resources: { memory: 1g, pids: 512 }`,
       },
     });
     const start = await cli('start', '--detach');
@@ -497,7 +497,7 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
         expect(
           (await docker('exec', container, 'node', '-e', viaProxy(`http://${SITE_ADDRESS}:22/`))).trim(),
         ).toBe(
-          '403 egress refused: port 22 is not in agents.alpha.permissions.egress_ports (allowed: 8080); add it there in mesh.yaml to allow it',
+          '403 egress refused: port 22 is not in agents.alpha.permissions.egress_ports (allowed: 80, 8080); add it there in mesh.yaml to allow it',
         );
       } finally {
         await stopSite();

@@ -156,7 +156,11 @@ describe.runIf(haveDocker)('the red team: a hostile agent against the host', () 
         mallory: `permissions: { egress: ["*", "${SITE_SUBNET}"], egress_ports: [80, 443, 8080], blackboard: { read: ["*"], write: ["scratch/*"] }, pubsub: { publish: ["*"], subscribe: ["*"] }, credentials: { ECHO_KEY: { hosts: ["${SITE_ADDRESS}"], in: "header:authorization" } } }`,
       },
     });
-    expect((await cli('vault', 'set', 'ECHO_KEY', SECRET)).code).toBe(0);
+    // The value comes on stdin, as a person pastes it: never on the command line.
+    const stored = await runCli(['vault', 'set', 'ECHO_KEY', '--config', mesh.file], {
+      input: `${SECRET}\n`,
+    });
+    expect(stored.code, stored.stderr).toBe(0);
     const start = await cli('start', '--detach');
     expect(start.code, start.stdout + start.stderr).toBe(0);
     const status = JSON.parse((await cli('status', '--json')).stdout) as { pid: number };
@@ -215,7 +219,9 @@ describe.runIf(haveDocker)('the red team: a hostile agent against the host', () 
     expect(results.watch_redos.put).toBe(200);
     expect(results.watch_redos.put_ms).toBeLessThan(1_000);
     expect([400, 200]).toContain(results.watch_redos.watch);
-    expect(results.subscribe_redos.subscribe).toBe(400);
+    // 13 `**` is within the bounds (16): stored, and matched in linear time.
+    expect(results.subscribe_redos.subscribe).toBe(201);
+    expect(results.subscribe_redos.publish).toBe(201);
     expect(results.subscribe_redos.publish_ms).toBeLessThan(1_000);
     // Loopback in IPv6 disguise: refused, never connected.
     for (const answer of Object.values(results.connect_mapped_loopback))
@@ -246,7 +252,7 @@ describe.runIf(haveDocker)('the red team: a hostile agent against the host', () 
     expect(sent.code, sent.stderr).toBe(0);
     const results = toolResults();
     expect(results.get('web')).not.toContain('"ok":true');
-    expect(results.get('echo')).toMatch(/^HTTP 200/);
+    expect(results.get('echo')).toContain('HTTP 200');
     expect(results.get('pad')).toContain('the host cut the body');
     expect(results.get('leak-header')).toContain('MESH_CREDENTIAL_FORBIDDEN');
     expect(results.get('leak-body')).toContain('MESH_CREDENTIAL_FORBIDDEN');
@@ -275,9 +281,9 @@ describe.runIf(haveDocker)('the red team: a hostile agent against the host', () 
       agents: Array<{ name: string; state: string }>;
     };
     expect(parsed.pid).toBe(hostPid);
-    expect(parsed.agents.map((agent) => `${agent.name} ${agent.state}`)).toEqual([
-      'mallory ready',
+    expect(parsed.agents.map((agent) => `${agent.name} ${agent.state}`).sort()).toEqual([
       'bob ready',
+      'mallory ready',
     ]);
     const bob = await cli('send', 'bob', 'hello bob');
     expect(bob.stdout).toBe('bob is fine\n');
