@@ -12,8 +12,9 @@ import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
 import type { AgentSlots } from '../server/agent-slots.js';
+import { boundedBody } from '../server/bounded-body.js';
 import { endWithHost, openHostStream } from '../server/host-stream.js';
-import type { BlackboardStore } from './blackboard-store.js';
+import { type BlackboardStore, MAX_VALUE_BYTES } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 
 const keyParams = z.object({ '*': blackboardKeySchema }).transform(({ '*': key }) => ({ key }));
@@ -79,7 +80,8 @@ function register(
     return { entry };
   });
 
-  app.put(`${base}/entries/*`, { config }, async (request) => {
+  const putBody = boundedBody(MAX_VALUE_BYTES, 'value', 'the blackboard value cap');
+  app.put(`${base}/entries/*`, { config, ...putBody }, async (request) => {
     const { key } = parseRequest(keyParams, request.params, 'params');
     const who = reader.who(request);
     reader.requireWrite(who, key);

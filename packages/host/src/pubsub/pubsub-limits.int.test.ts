@@ -55,6 +55,19 @@ describe('pub/sub limits', () => {
     expect((await publish('researcher', 'news.ok', 'x'.repeat(65_534))).statusCode).toBe(201);
   });
 
+  it('refuses a body far past the payload cap from its length, before reading or parsing it', async () => {
+    const { publish, stored } = await start();
+    const refused = await publish('researcher', 'news.huge', 'y'.repeat(9 * 1024 * 1024));
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json().error).toMatchObject({
+      code: 'MESH_VALUE_TOO_LARGE',
+      message: expect.stringMatching(
+        /^payload: the request is \d+ bytes; a payload is at most 65536 bytes of JSON \(limits\.pubsub_payload_bytes\), so the host reads at most 266240$/,
+      ),
+    });
+    expect(stored('researcher')).toEqual([]);
+  });
+
   it("keeps each publisher's newest limits.pubsub_events_per_agent events as it publishes", async () => {
     const { publish, stored } = await start({ pubsub_events_per_agent: 10 });
     const ids: number[] = [];

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
 import type { AgentSlots } from '../server/agent-slots.js';
+import { boundedBody } from '../server/bounded-body.js';
 import { endWithHost, openHostStream } from '../server/host-stream.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
@@ -51,7 +52,8 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
     return subscription;
   };
 
-  app.post('/mesh/pubsub/publish', { config: agentAuth }, async (request, reply) => {
+  const publishBody = boundedBody(deps.limits.pubsub_payload_bytes, 'payload', 'limits.pubsub_payload_bytes');
+  app.post('/mesh/pubsub/publish', { config: agentAuth, ...publishBody }, async (request, reply) => {
     const agent = requireAgent(request);
     const { topic, payload } = parseRequest(publishRequestSchema, request.body);
     deps.permissions().require(agent, 'pubsub.publish', topic);
