@@ -1,12 +1,16 @@
 // mesh: the host's coordination paths over real HTTP on loopback and a real mesh.db (WAL, synchronous
 // FULL: a write is acknowledged only once it is on disk).
-// - durable blackboard writes/s and reads/s through PUT/GET /mesh/blackboard, 64 clients at once,
-//   side by side with the physical limit: the same number of single-row SQLite transactions in
-//   process, on the same disk, with no HTTP;
+// - durable blackboard writes/s through the store (64 writers at once, group-committed) side by
+//   side with the naive durable baseline: the same number of single-row SQLite transactions, one
+//   after another, synchronous FULL like mesh.db, on the same disk, in process, no HTTP. Each of
+//   those commits waits for its own disk sync, so the baseline is what one sync per write allows;
+//   the store must beat it (that is what group commit is for);
+// - the same writes and reads through PUT/GET /mesh/blackboard, 64 HTTP clients at once;
 // - pub/sub fan-out: 1 publisher, 50 agents each reading its own SSE stream; publish → receive
 //   latency p50/p99 over every delivery;
 // - lane dispatch overhead: items through one agent's lane whose agent answers at once; the time
-//   per item is the lanes' own (persist, dispatch, settle, deliver).
+//   per item is the lanes' own (persist, dispatch, settle, deliver), on a synchronous FULL database
+//   as in mesh.db.
 // Needs `pnpm build` first.
 
 import { setMaxListeners } from 'node:events';
@@ -25,7 +29,14 @@ const CONCURRENCY = 64;
 const SUBSCRIBERS = 50;
 const EVENTS = 200;
 const LANE_ITEMS = 2_000;
-const TARGETS = { durable_writes_per_s: 5_000, fanout_p99_ms: 20, lane_dispatch_ms_per_item: 2 };
+const TARGETS = {
+  durable_writes_per_s: 5_000,
+  // Group commit exists to beat one disk sync per write: 64 writers at once through the store
+  // should get at least what a single writer committing each row durably gets on the same disk.
+  durable_writes_ratio_to_bare_sqlite: 1,
+  fanout_p99_ms: 20,
+  lane_dispatch_ms_per_item: 2,
+};
 
 export async function main() {
   if (!existsSync(dist('host/dist/index.js'))) {
@@ -54,7 +65,7 @@ export async function main() {
   const config = meshConfigSchema.parse({ llm: { providers: { openai: {} } }, agents });
   const tokens = new host.TokenRegistry();
   for (const agent of Object.keys(agents)) tokens.mint(agent);
-  const db = openDatabase(path.join(dir, 'mesh.db'), { synchronous: 'FULL' });
+  const db = openFull(openDatabase, path.join(dir, 'mesh.db'));
   const controller = new AbortController();
   setMaxListeners(0, controller.signal); // as the host does: each open stream listens for its stop
   const context = {
@@ -163,23 +174,27 @@ export async function main() {
   await app.close();
   db.close();
 
-  const laneMs = await laneOverhead(
-    host,
-    meshConfigSchema,
-    formatSseEvent,
-    openDatabase,
-    migrate,
-    systemClock,
-    logger,
-    dir,
-  );
+  const lane = (synchronous) =>
+    laneOverhead(
+      host,
+      meshConfigSchema,
+      formatSseEvent,
+      openDatabase,
+      migrate,
+      systemClock,
+      logger,
+      dir,
+      synchronous,
+    );
+  const laneMs = await lane('FULL');
+  const laneUnsyncedMs = await lane('NORMAL');
 
   latencies.sort((a, b) => a - b);
   const pct = (p) =>
     latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
   const metrics = {
     method:
-      'mesh.db WAL synchronous FULL (a write is acknowledged once on disk). durable_writes: the blackboard store as its routes call it, 64 writers at once, group-committed; bare_sqlite: one single-row FULL transaction per write, no batching, same disk (the per-write physical limit); http_*: PUT/GET /mesh/blackboard over loopback, 64 fetch clients in a worker thread (HTTP-bound on this machine); fan-out over SSE, all in one process',
+      'every database WAL + synchronous FULL, as mesh.db runs (a write is acknowledged once on disk; verified with PRAGMA synchronous). durable_writes: the blackboard store as its routes call it, 64 writers at once, group-committed (one sync per batch); bare_sqlite: one single-row FULL transaction per write, one writer, no batching, no HTTP, same disk (one sync per write); ratio = store / bare. http_*: PUT/GET /mesh/blackboard over loopback, 64 fetch clients in a worker thread (HTTP-bound on this machine). fan-out over SSE, all in one process. lane dispatch: lanes on a FULL database, an agent that answers at once (and again on synchronous NORMAL, to tell the time spent syncing from the lanes own work). pass: store >= 5000/s and >= bare, fan-out p99 and every event delivered, lane ms/item',
     concurrency: CONCURRENCY,
     durable_writes_per_s: Math.round(storeWritesPerS),
     bare_sqlite_durable_writes_per_s: Math.round(bareWritesPerS),
@@ -192,21 +207,34 @@ export async function main() {
     fanout_p50_ms: round(pct(50)),
     fanout_p99_ms: round(pct(99)),
     lane_dispatch_ms_per_item: round(laneMs),
+    // The same lanes on a database that does not sync: their own work without the disk, so a fail
+    // of the FULL figure can be told apart (a busy or slow disk, or the lanes' code).
+    lane_dispatch_unsynced_ms_per_item: round(laneUnsyncedMs),
   };
   const pass =
     metrics.durable_writes_per_s >= TARGETS.durable_writes_per_s &&
+    metrics.durable_writes_ratio_to_bare_sqlite >= TARGETS.durable_writes_ratio_to_bare_sqlite &&
     metrics.fanout_p99_ms <= TARGETS.fanout_p99_ms &&
     metrics.fanout_delivered === EVENTS * SUBSCRIBERS &&
     metrics.lane_dispatch_ms_per_item <= TARGETS.lane_dispatch_ms_per_item;
   const file = writeResults('mesh', metrics, TARGETS, pass);
   console.log(JSON.stringify(metrics, null, 2));
   console.log(`${pass ? 'PASS' : 'FAIL'} — wrote ${path.relative(ROOT, file)}`);
-  return 0;
+  // A failed target fails the command too, as `pnpm bench context` does.
+  return pass ? 0 : 1;
 }
 
-/** The physical limit: single-row durable transactions in process, same disk, no HTTP. */
+/** A database as mesh.db runs: every commit waits for the disk (checked, not assumed). */
+function openFull(openDatabase, file) {
+  const db = openDatabase(file, { synchronous: 'FULL' });
+  // SQLite reports FULL as 2; a comparison against a database that does not sync would be a lie.
+  if (db.pragma('synchronous', { simple: true }) !== 2) throw new Error(`${file} is not synchronous FULL`);
+  return db;
+}
+
+/** One sync per write: single-row FULL transactions one after another, in process, no HTTP. */
 function bareSqliteWrites(openDatabase, file, count) {
-  const db = openDatabase(file);
+  const db = openFull(openDatabase, file);
   db.exec(
     'CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL) WITHOUT ROWID',
   );
@@ -232,6 +260,7 @@ async function laneOverhead(
   clock,
   logger,
   dir,
+  synchronous,
 ) {
   const agent = { name: 'a', state: 'ready', url: 'http://agent.bench', runtime: 'process', model: 'm' };
   const registry = { get: () => agent, list: () => [agent], onTransition: () => () => {} };
@@ -242,7 +271,10 @@ async function laneOverhead(
       }),
   };
   const lanes = host.lanesFeature({ registry: () => registry, tokens: { tokenFor: () => 't' }, agentClient });
-  const db = openDatabase(path.join(dir, 'lanes.db'));
+  const db =
+    synchronous === 'FULL'
+      ? openFull(openDatabase, path.join(dir, 'lanes.db'))
+      : openDatabase(path.join(dir, 'lanes-unsynced.db'), { synchronous });
   migrate(db, [{ feature: lanes.name, steps: lanes.migrations }]);
   const controller = new AbortController();
   const context = {
