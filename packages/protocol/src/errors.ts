@@ -58,6 +58,27 @@ export const ERROR_CODES = {
     summary: "the provider's key is not in the host environment",
   },
   LLM_PROVIDER_ERROR: { retryable: false, status: 502, summary: 'the provider answered with an error' },
+  LLM_REQUEST_REJECTED: {
+    retryable: false,
+    status: 400,
+    summary:
+      "the provider refused the request as invalid (its 400); the message carries the provider's reason; sent again it fails again",
+  },
+  LLM_MODEL_NOT_FOUND: {
+    retryable: false,
+    status: 404,
+    summary: 'the provider does not know the model (its 404); check the model name in mesh.yaml',
+  },
+  LLM_REQUEST_TOO_LARGE: {
+    retryable: false,
+    status: 413,
+    summary: 'the provider refused the request as too large (its 413); send less',
+  },
+  LLM_REQUEST_UNPROCESSABLE: {
+    retryable: false,
+    status: 422,
+    summary: "the provider could not process the request (its 422); the message carries the provider's reason",
+  },
   LLM_PROVIDER_UNAVAILABLE: {
     retryable: true,
     status: 503,
@@ -328,9 +349,16 @@ export const errorBodySchema = z.object({
     message: z.string(),
     retryable: z.boolean(),
     details: z.unknown().optional(),
+    /** OpenAI's error type (`invalid_request_error`, ...): set on the OpenAI-compatible `/v1` routes. */
+    type: z.string().optional(),
+    /** OpenAI's `param`, the request field at fault (or null): set on the `/v1` routes. */
+    param: z.string().nullable().optional(),
   }),
 });
-/** The body of every error response: `{ error: { code, message, retryable, details? } }`. */
+/**
+ * The body of every error response: `{ error: { code, message, retryable, details? } }`; on the
+ * OpenAI-compatible `/v1` routes also `type` and `param`, so it is OpenAI's error shape as well.
+ */
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /**
@@ -371,4 +399,24 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown): 
 
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CODES, value);
+}
+
+/**
+ * The code of an `error` chat event as a host, CLI or channel raises it: a catalogue code keeps
+ * its meaning (and so its HTTP status); anything else an agent sends is `AGENT_LLM_FAILED`.
+ */
+export function turnErrorCode(code: string): ErrorCode {
+  return isErrorCode(code) ? code : 'AGENT_LLM_FAILED';
+}
+
+/**
+ * Whether a code the LLM proxy answered an agent's call with keeps its meaning for the operator
+ * when it ends the agent's turn: the proxy's own `LLM_*` and `BUDGET_*` codes do (a budget
+ * exceeded is a budget exceeded, wherever it is seen); any other (the agent's token refused, the
+ * agent's own malformed request) is the agent's fault, reported as `AGENT_LLM_FAILED`.
+ */
+export function keepsMeaningInTurn(code: unknown): code is ErrorCode {
+  return (
+    typeof code === 'string' && isErrorCode(code) && (code.startsWith('LLM_') || code.startsWith('BUDGET_'))
+  );
 }
