@@ -77,7 +77,8 @@ export const ERROR_CODES = {
   LLM_REQUEST_UNPROCESSABLE: {
     retryable: false,
     status: 422,
-    summary: "the provider could not process the request (its 422); the message carries the provider's reason",
+    summary:
+      "the provider could not process the request (its 422); the message carries the provider's reason",
   },
   LLM_PROVIDER_UNAVAILABLE: {
     retryable: true,

@@ -35,7 +35,9 @@ const config: MeshConfigInput = {
     default_model: 'up/primary',
     // A fallback that would answer: a request error must not reach it.
     fallbacks: ['up/backup'],
-    providers: { up: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', api_key: 'env:UP_KEY' } },
+    providers: {
+      up: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', api_key: 'env:UP_KEY' },
+    },
   },
   agents: { a: {} },
 };
@@ -82,19 +84,22 @@ describe("a provider's errors through the official openai client", () => {
     ['gone', NotFoundError, 404, 'LLM_MODEL_NOT_FOUND', 'model'],
     ['huge', APIError, 413, 'LLM_REQUEST_TOO_LARGE', null],
     ['odd', UnprocessableEntityError, 422, 'LLM_REQUEST_UNPROCESSABLE', null],
-  ] as const)('a provider answer to "%s" reaches the client as %s (%i %s), sent to the provider once', async (message, kind, status, code, param) => {
-    const error = await failureOf(message);
-    expect(error).toBeInstanceOf(kind);
-    expect([error.status, error.code, error.type, error.param]).toEqual([
-      status,
-      code,
-      'invalid_request_error',
-      param,
-    ]);
-    expect(error.message).toContain(`provider "up" answered ${status}`);
-    expect(error.headers?.get('x-should-retry')).toBe('false');
-    expect(llm.requests).toHaveLength(1);
-  });
+  ] as const)(
+    'a provider answer to "%s" reaches the client as %s (%i %s), sent to the provider once',
+    async (message, kind, status, code, param) => {
+      const error = await failureOf(message);
+      expect(error).toBeInstanceOf(kind);
+      expect([error.status, error.code, error.type, error.param]).toEqual([
+        status,
+        code,
+        'invalid_request_error',
+        param,
+      ]);
+      expect(error.message).toContain(`provider "up" answered ${status}`);
+      expect(error.headers?.get('x-should-retry')).toBe('false');
+      expect(llm.requests).toHaveLength(1);
+    },
+  );
 
   it("keeps the provider's own code beside the mesh's, and answers a stream request's 400 as a 400", async () => {
     const gone = await failureOf('gone');
@@ -125,12 +130,20 @@ describe("a provider's errors through the official openai client", () => {
       .chat.completions.create({ model: 'up/primary', messages: [{ role: 'user', content: 'hi' }] })
       .catch((error: unknown) => error);
     expect(unauthenticated).toBeInstanceOf(AuthenticationError);
-    expect(unauthenticated).toMatchObject({ code: 'AUTH_INVALID', type: 'authentication_error', param: null });
+    expect(unauthenticated).toMatchObject({
+      code: 'AUTH_INVALID',
+      type: 'authentication_error',
+      param: null,
+    });
     const empty = await client()
       .chat.completions.create({ model: 'up/primary', messages: [] })
       .catch((error: unknown) => error);
     expect(empty).toBeInstanceOf(BadRequestError);
-    expect(empty).toMatchObject({ code: 'REQUEST_INVALID', type: 'invalid_request_error', param: 'messages' });
+    expect(empty).toMatchObject({
+      code: 'REQUEST_INVALID',
+      type: 'invalid_request_error',
+      param: 'messages',
+    });
     expect(llm.requests).toHaveLength(0);
   });
 });
