@@ -145,6 +145,7 @@ export const ERROR_CODES = {
     summary: 'the blackboard entry is not at the version given in if_version; read it again',
   },
   MESH_VALUE_TOO_LARGE: { retryable: false, status: 413, summary: 'the value is larger than the cap' },
+  MESH_LANE_ITEM_UNKNOWN: { retryable: false, status: 404, summary: 'no lane item with that id' },
   MESH_ASK_TIMEOUT: { retryable: true, status: 504, summary: 'the asked agent did not answer in time' },
   MESH_STREAM_LIMIT: {
     retryable: true,

@@ -193,6 +193,18 @@ describe('chat relay through the host', () => {
     });
   });
 
+  it('answers a cancel of a lane item that does not exist 404 MESH_LANE_ITEM_UNKNOWN', async () => {
+    const response = await fetch(`${hostUrl}/api/lanes/987654321/cancel`, {
+      method: 'POST',
+      headers: host.operatorAuth,
+    });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({
+      code: 'MESH_LANE_ITEM_UNKNOWN',
+      message: 'no lane item 987654321; GET /api/lanes lists them',
+    });
+  });
+
   describe("an error raised under the agent's turn", () => {
     const failWith = (code: string, before: ChatEvent[] = []) =>
       standIn.behave((res) => {
