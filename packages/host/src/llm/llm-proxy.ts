@@ -47,7 +47,8 @@ export interface LlmProxy {
   /**
    * POST `body` (with `model` replaced by the upstream name) to one resolved model. Resolves to the
    * provider's OK answer: a whole body read, or an SSE stream whose bytes pass through as they arrive; rejects with
-   * LLM_PROVIDER_UNAVAILABLE (a ProviderUnavailableError) or LLM_PROVIDER_ERROR.
+   * LLM_PROVIDER_UNAVAILABLE (a ProviderUnavailableError), the code of a provider's 400/404/413/422
+   * (LLM_REQUEST_REJECTED, LLM_MODEL_NOT_FOUND, ...: see upstreamFailure), or LLM_PROVIDER_ERROR.
    */
   forward(
     target: ResolvedModel,
