@@ -36,8 +36,9 @@ describe('OpenLegionError', () => {
 
 describe('errors under an agent turn', () => {
   it('keeps a catalogue code of a chat error event and makes anything else AGENT_LLM_FAILED', () => {
-    expect([turnErrorCode('BUDGET_EXCEEDED'), turnErrorCode('MADE_UP'), turnErrorCode('toString')]).toEqual([
+    expect(['BUDGET_EXCEEDED', 'MADE_UP', 'toString', 'AUTH_INVALID'].map(turnErrorCode)).toEqual([
       'BUDGET_EXCEEDED',
+      'AGENT_LLM_FAILED',
       'AGENT_LLM_FAILED',
       'AGENT_LLM_FAILED',
     ]);

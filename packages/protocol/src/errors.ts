@@ -405,10 +405,12 @@ export function isErrorCode(value: string): value is ErrorCode {
 
 /**
  * The code of an `error` chat event as a host, CLI or channel raises it: a catalogue code keeps
- * its meaning (and so its HTTP status); anything else an agent sends is `AGENT_LLM_FAILED`.
+ * its meaning (and so its HTTP status); anything else an agent sends is `AGENT_LLM_FAILED`. So is
+ * an `AUTH_*` code: it would tell the operator that its own token was refused, which no turn can
+ * know (an agent is untrusted, and its events reach the operator's clients).
  */
 export function turnErrorCode(code: string): ErrorCode {
-  return isErrorCode(code) ? code : 'AGENT_LLM_FAILED';
+  return isErrorCode(code) && !code.startsWith('AUTH_') ? code : 'AGENT_LLM_FAILED';
 }
 
 /**

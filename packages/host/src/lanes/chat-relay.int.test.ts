@@ -253,12 +253,15 @@ describe('chat relay through the host', () => {
       );
     });
 
-    it('reports a code the catalogue does not have as 502 AGENT_LLM_FAILED', async () => {
-      failWith('MADE_UP');
-      const response = await chat();
-      expect(response.status).toBe(502);
-      expect(((await response.json()) as ErrorBody).error.code).toBe('AGENT_LLM_FAILED');
-    });
+    it.each(['MADE_UP', 'AUTH_INVALID'])(
+      'reports %s from an agent as 502 AGENT_LLM_FAILED (not a catalogue code, or not one a turn may raise)',
+      async (code) => {
+        failWith(code);
+        const response = await chat();
+        expect(response.status).toBe(502);
+        expect(((await response.json()) as ErrorBody).error.code).toBe('AGENT_LLM_FAILED');
+      },
+    );
 
     it('reaches a channel (Telegram) as an error event of its own code', async () => {
       failWith('BUDGET_EXCEEDED', [{ type: 'notice', message: 'thinking' }]);
