@@ -198,6 +198,9 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
             code: 'LLM_PROVIDER_UNAVAILABLE',
             message: `provider "${target.provider}" broke off the stream: ${error instanceof Error ? error.message : String(error)}`,
             retryable: true,
+            // OpenAI's fields too, as on every /v1 error body (docs/errors.md).
+            type: 'server_error',
+            param: null,
           },
         })}\n\n`;
       },

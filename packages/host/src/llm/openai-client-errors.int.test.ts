@@ -26,6 +26,11 @@ const SCRIPT = {
     { match: { last_message: 'huge' }, fail: { status: 413, message: 'request entity too large' } },
     { match: { last_message: 'odd' }, fail: { status: 422, message: 'tool schema is not valid' } },
     { match: { last_message: 'locked' }, fail: { status: 401, message: 'invalid api key' } },
+    {
+      match: { last_message: 'cut' },
+      reply: { chunks: ['one ', 'two ', 'three'] },
+      fail: { disconnect_after_chunks: 1 },
+    },
   ],
   default: { text: 'fine' },
 };
@@ -80,13 +85,13 @@ describe("a provider's errors through the official openai client", () => {
   };
 
   it.each([
-    ['bad', BadRequestError, 400, 'LLM_REQUEST_REJECTED', null],
-    ['gone', NotFoundError, 404, 'LLM_MODEL_NOT_FOUND', 'model'],
-    ['huge', APIError, 413, 'LLM_REQUEST_TOO_LARGE', null],
-    ['odd', UnprocessableEntityError, 422, 'LLM_REQUEST_UNPROCESSABLE', null],
+    ['bad', 'BadRequestError', BadRequestError, 400, 'LLM_REQUEST_REJECTED', null],
+    ['gone', 'NotFoundError', NotFoundError, 404, 'LLM_MODEL_NOT_FOUND', 'model'],
+    ['huge', 'APIError', APIError, 413, 'LLM_REQUEST_TOO_LARGE', null],
+    ['odd', 'UnprocessableEntityError', UnprocessableEntityError, 422, 'LLM_REQUEST_UNPROCESSABLE', null],
   ] as const)(
-    'a provider answer to "%s" reaches the client as %s (%i %s), sent to the provider once',
-    async (message, kind, status, code, param) => {
+    'a provider answer to "%s" reaches the client as %s (its status, not 502), sent to the provider once',
+    async (message, _name, kind, status, code, param) => {
       const error = await failureOf(message);
       expect(error).toBeInstanceOf(kind);
       expect([error.status, error.code, error.type, error.param]).toEqual([
@@ -123,6 +128,21 @@ describe("a provider's errors through the official openai client", () => {
       'primary',
       'backup',
     ]);
+    // Both models now cool down for an hour (a refused key): let it pass for the tests after this one.
+    await host.clock.advance(3_600_000);
+  });
+
+  it('raises a stream broken after its first byte in the client as an APIError of the mesh code', async () => {
+    const stream = await client().chat.completions.create({
+      model: 'up/primary',
+      messages: [{ role: 'user', content: 'cut' }],
+      stream: true,
+    });
+    const broken = await (async () => {
+      for await (const _chunk of stream);
+    })().catch((error: unknown) => error);
+    expect(broken).toBeInstanceOf(APIError);
+    expect(broken).toMatchObject({ code: 'LLM_PROVIDER_UNAVAILABLE', type: 'server_error', param: null });
   });
 
   it("gives the host's own refusals the OpenAI shape too: a bad token, an empty transcript", async () => {
