@@ -30,8 +30,9 @@ export interface FailedAnswer {
 }
 
 /**
- * The code of a provider's 4xx that no other model would answer differently: the same status reaches
- * the client (an OpenAI client then raises BadRequestError, NotFoundError, ... and does not retry).
+ * The code of a provider's 4xx that says the request itself is at fault: sent again it fails again,
+ * so it reaches the client with the same status (an OpenAI client then raises BadRequestError,
+ * NotFoundError, ... and does not retry). None of them fails over (as before this mapping).
  */
 const REFUSAL_CODES: ReadonlyMap<number, ErrorCode> = new Map([
   [400, 'LLM_REQUEST_REJECTED'],
