@@ -15,6 +15,7 @@ import { stopMesh } from './commands/stop.js';
 import { registerTelegramCommands } from './commands/telegram.js';
 import { registerVaultCommands } from './commands/vault.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
+import { exitCodeOf } from './exit-code.js';
 import { connectToHost } from './host-connection.js';
 import { runRepl } from './repl/repl.js';
 import { CLI_VERSION } from './version.js';
@@ -31,7 +32,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
       setExitCode(await action());
     } catch (error) {
       printError(output, error);
-      setExitCode(1);
+      setExitCode(exitCodeOf(error));
     }
   };
 

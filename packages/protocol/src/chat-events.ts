@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OpenLegionError, turnErrorCode } from './errors.js';
 
 /** Events an agent streams from `POST /chat` (SSE `event:` name = `type`). */
 export const chatEventSchema = z.discriminatedUnion('type', [
@@ -31,4 +32,16 @@ export type ChatEventType = ChatEvent['type'];
 /** Serialise one event as an SSE frame. */
 export function formatSseEvent(event: ChatEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * The error an `error` chat event stands for, wherever a turn's events are read (host lanes, agent
+ * messages, CLI, channels): its code kept when it is a catalogue code (see {@link turnErrorCode}),
+ * so `BUDGET_EXCEEDED` raised under a turn reaches the operator as itself, with its own status.
+ *
+ * @example
+ * if (event.type === 'error') throw chatEventError(event, `${agent}: `);
+ */
+export function chatEventError(event: Extract<ChatEvent, { type: 'error' }>, prefix = ''): OpenLegionError {
+  return new OpenLegionError(turnErrorCode(event.code), `${prefix}${event.message}`);
 }

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, errorBodySchema, OpenLegionError } from './errors.js';
+import {
+  ERROR_CODES,
+  errorBodySchema,
+  keepsMeaningInTurn,
+  OpenLegionError,
+  turnErrorCode,
+} from './errors.js';
 
 describe('OpenLegionError', () => {
   it('serialises to the protocol error body', () => {
@@ -25,6 +31,31 @@ describe('OpenLegionError', () => {
     expect(new ProviderUnavailableError('LLM_PROVIDER_UNAVAILABLE', 'x').name).toBe(
       'ProviderUnavailableError',
     );
+  });
+});
+
+describe('errors under an agent turn', () => {
+  it('keeps a catalogue code of a chat error event and makes anything else AGENT_LLM_FAILED', () => {
+    expect(['BUDGET_EXCEEDED', 'MADE_UP', 'toString', 'AUTH_INVALID'].map(turnErrorCode)).toEqual([
+      'BUDGET_EXCEEDED',
+      'AGENT_LLM_FAILED',
+      'AGENT_LLM_FAILED',
+      'AGENT_LLM_FAILED',
+    ]);
+  });
+
+  it("keeps only the LLM proxy's own LLM_* and BUDGET_* codes of a failed LLM call", () => {
+    expect(
+      [
+        'BUDGET_EXCEEDED',
+        'LLM_CALL_LIMIT',
+        'LLM_MODEL_FORBIDDEN',
+        'AUTH_INVALID',
+        'REQUEST_INVALID',
+        'LLM_NOPE',
+        null,
+      ].map(keepsMeaningInTurn),
+    ).toEqual([true, true, true, false, false, false, false]);
   });
 });
 

@@ -58,6 +58,28 @@ export const ERROR_CODES = {
     summary: "the provider's key is not in the host environment",
   },
   LLM_PROVIDER_ERROR: { retryable: false, status: 502, summary: 'the provider answered with an error' },
+  LLM_REQUEST_REJECTED: {
+    retryable: false,
+    status: 400,
+    summary:
+      "the provider refused the request as invalid (its 400); the message carries the provider's reason; sent again it fails again",
+  },
+  LLM_MODEL_NOT_FOUND: {
+    retryable: false,
+    status: 404,
+    summary: 'the provider does not know the model (its 404); check the model name in mesh.yaml',
+  },
+  LLM_REQUEST_TOO_LARGE: {
+    retryable: false,
+    status: 413,
+    summary: 'the provider refused the request as too large (its 413); send less',
+  },
+  LLM_REQUEST_UNPROCESSABLE: {
+    retryable: false,
+    status: 422,
+    summary:
+      "the provider could not process the request (its 422); the message carries the provider's reason",
+  },
   LLM_PROVIDER_UNAVAILABLE: {
     retryable: true,
     status: 503,
@@ -123,6 +145,7 @@ export const ERROR_CODES = {
     summary: 'the blackboard entry is not at the version given in if_version; read it again',
   },
   MESH_VALUE_TOO_LARGE: { retryable: false, status: 413, summary: 'the value is larger than the cap' },
+  MESH_LANE_ITEM_UNKNOWN: { retryable: false, status: 404, summary: 'no lane item with that id' },
   MESH_ASK_TIMEOUT: { retryable: true, status: 504, summary: 'the asked agent did not answer in time' },
   MESH_STREAM_LIMIT: {
     retryable: true,
@@ -328,9 +351,16 @@ export const errorBodySchema = z.object({
     message: z.string(),
     retryable: z.boolean(),
     details: z.unknown().optional(),
+    /** OpenAI's error type (`invalid_request_error`, ...): set on the OpenAI-compatible `/v1` routes. */
+    type: z.string().optional(),
+    /** OpenAI's `param`, the request field at fault (or null): set on the `/v1` routes. */
+    param: z.string().nullable().optional(),
   }),
 });
-/** The body of every error response: `{ error: { code, message, retryable, details? } }`. */
+/**
+ * The body of every error response: `{ error: { code, message, retryable, details? } }`; on the
+ * OpenAI-compatible `/v1` routes also `type` and `param`, so it is OpenAI's error shape as well.
+ */
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /**
@@ -371,4 +401,26 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown): 
 
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CODES, value);
+}
+
+/**
+ * The code of an `error` chat event as a host, CLI or channel raises it: a catalogue code keeps
+ * its meaning (and so its HTTP status); anything else an agent sends is `AGENT_LLM_FAILED`. So is
+ * an `AUTH_*` code: it would tell the operator that its own token was refused, which no turn can
+ * know (an agent is untrusted, and its events reach the operator's clients).
+ */
+export function turnErrorCode(code: string): ErrorCode {
+  return isErrorCode(code) && !code.startsWith('AUTH_') ? code : 'AGENT_LLM_FAILED';
+}
+
+/**
+ * Whether a code the LLM proxy answered an agent's call with keeps its meaning for the operator
+ * when it ends the agent's turn: the proxy's own `LLM_*` and `BUDGET_*` codes do (a budget
+ * exceeded is a budget exceeded, wherever it is seen); any other (the agent's token refused, the
+ * agent's own malformed request) is the agent's fault, reported as `AGENT_LLM_FAILED`.
+ */
+export function keepsMeaningInTurn(code: unknown): code is ErrorCode {
+  return (
+    typeof code === 'string' && isErrorCode(code) && (code.startsWith('LLM_') || code.startsWith('BUDGET_'))
+  );
 }

@@ -36,7 +36,13 @@ export {
   textResult,
 } from './agent-tool.js';
 export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
-export { type ChatEvent, type ChatEventType, chatEventSchema, formatSseEvent } from './chat-events.js';
+export {
+  type ChatEvent,
+  type ChatEventType,
+  chatEventError,
+  chatEventSchema,
+  formatSseEvent,
+} from './chat-events.js';
 export { TIER_NAMES, type TierName } from './config-fields.js';
 export {
   CREDENTIAL_NAME,
@@ -52,7 +58,9 @@ export {
   errorBody,
   errorBodySchema,
   isErrorCode,
+  keepsMeaningInTurn,
   OpenLegionError,
+  turnErrorCode,
 } from './errors.js';
 export {
   AGENT_PORT,

@@ -290,6 +290,39 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
     ]);
   });
 
+  it.each([
+    [402, 'BUDGET_EXCEEDED', 1],
+    [403, 'LLM_MODEL_FORBIDDEN', 1],
+    [400, 'LLM_REQUEST_REJECTED', 1],
+    [404, 'LLM_MODEL_NOT_FOUND', 1],
+    [429, 'LLM_CALL_LIMIT', 4],
+  ] as const)(
+    "ends the turn with the proxy's own code when it answers %i %s (asked %i times)",
+    async (status, code, calls) => {
+      harness = await startLoopHarness({
+        script: { rules: [{ fail: { status, code, message: 'the proxy says no' } }] },
+      });
+      const events = await harness.chat('hi');
+      expect([harness.sent().length, events.at(-1)]).toEqual([
+        calls,
+        {
+          type: 'error',
+          code,
+          message: `LLM call failed: ${status} the proxy says no`,
+          retryable: code === 'LLM_CALL_LIMIT',
+        },
+      ]);
+    },
+  );
+
+  it('reports a code of the proxy outside its LLM and budget codes (its token refused) as AGENT_LLM_FAILED', async () => {
+    harness = await startLoopHarness({
+      script: { rules: [{ fail: { status: 401, code: 'AUTH_INVALID', message: 'bad token' } }] },
+    });
+    const events = await harness.chat('hi');
+    expect(events.at(-1)).toMatchObject({ type: 'error', code: 'AGENT_LLM_FAILED', retryable: false });
+  });
+
   it('compacts on LLM_CONTEXT_OVERFLOW and retries once', async () => {
     const contextManager = recordingContextManager();
     harness = await startLoopHarness({
@@ -314,10 +347,15 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
       script: { rules: [{ fail: { status: 400, code: 'LLM_CONTEXT_OVERFLOW', message: 'too long' } }] },
     });
     const events = await harness.chat('hi');
-    expect([contextManager.calls, harness.sent().length, events.at(-1)?.type]).toEqual([
+    expect([contextManager.calls, harness.sent().length, events.at(-1)]).toEqual([
       ['prepare', 'compact:overflow'],
       2,
-      'error',
+      {
+        type: 'error',
+        code: 'LLM_CONTEXT_OVERFLOW',
+        message: 'LLM call failed: 400 too long',
+        retryable: false,
+      },
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError } from 'openai/core/error';
 import { describe, expect, it } from 'vitest';
-import { describeLlmFailure, isContextOverflow, isRetryableLlmError } from './llm-failure.js';
+import { describeLlmFailure, isContextOverflow, isRetryableLlmError, proxyErrorCode } from './llm-failure.js';
 import { StreamBrokenAfterTextError } from './llm-stream.js';
 
 const apiError = (status: number, code?: string) =>
@@ -28,6 +28,17 @@ describe('LLM failure classification', () => {
       isContextOverflow(apiError(400, 'LLM_CONTEXT_OVERFLOW')),
       isContextOverflow(apiError(400)),
     ]).toEqual([true, false]);
+  });
+
+  it("keeps the proxy's own LLM and budget codes, and no other", () => {
+    expect([
+      proxyErrorCode(apiError(402, 'BUDGET_EXCEEDED')),
+      proxyErrorCode(apiError(429, 'LLM_CALL_LIMIT')),
+      proxyErrorCode(apiError(401, 'AUTH_INVALID')),
+      proxyErrorCode(apiError(400, 'context_length_exceeded')),
+      proxyErrorCode(apiError(500)),
+      proxyErrorCode(new Error('refused')),
+    ]).toEqual(['BUDGET_EXCEEDED', 'LLM_CALL_LIMIT', undefined, undefined, undefined, undefined]);
   });
 
   it('scrubs the mesh token from the message', () => {

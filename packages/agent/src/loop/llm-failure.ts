@@ -1,3 +1,4 @@
+import { type ErrorCode, keepsMeaningInTurn } from '@openlegion/protocol';
 import { APIError } from 'openai/core/error';
 import { StreamBrokenAfterTextError } from './llm-stream.js';
 
@@ -17,6 +18,15 @@ export function isRetryableLlmError(error: unknown): boolean {
   if (error instanceof StreamBrokenAfterTextError) return false;
   const status = error instanceof APIError ? error.status : undefined;
   return status === undefined || status === 429 || status >= 500;
+}
+
+/**
+ * The LLM proxy's own code for a failed call (`BUDGET_EXCEEDED`, `LLM_MODEL_FORBIDDEN`,
+ * `LLM_CONTEXT_OVERFLOW`, `LLM_CALL_LIMIT`, ...), which the turn's error keeps so the operator
+ * sees it as itself; undefined for any other failure (the turn then says `AGENT_LLM_FAILED`).
+ */
+export function proxyErrorCode(error: unknown): ErrorCode | undefined {
+  return error instanceof APIError && keepsMeaningInTurn(error.code) ? error.code : undefined;
 }
 
 /**

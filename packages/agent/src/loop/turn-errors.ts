@@ -1,5 +1,5 @@
 import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
-import { describeLlmFailure } from './llm-failure.js';
+import { describeLlmFailure, proxyErrorCode } from './llm-failure.js';
 import { LlmCallFailedError } from './model-call.js';
 
 /** `AGENT_LLM_FAILED` with the retryability of the failure behind it (a 4xx from the proxy is not). */
@@ -12,14 +12,17 @@ class LlmTurnError extends OpenLegionError {
 }
 
 /**
- * A failed turn as the client sees it: loop errors keep their code, LLM failures become
- * `AGENT_LLM_FAILED` (with the proxy token scrubbed from the message), and anything else is a
- * crash, thrown on for the server to report as INTERNAL.
+ * A failed turn as the client sees it: loop errors keep their code; an LLM failure keeps the
+ * proxy's own code (`BUDGET_EXCEEDED`, `LLM_MODEL_FORBIDDEN`, ...: see `keepsMeaningInTurn`) or
+ * else becomes `AGENT_LLM_FAILED`, with the proxy token scrubbed from the message; anything else
+ * is a crash, thrown on for the server to report as INTERNAL.
  */
 export function toTurnError(error: unknown, token: string): OpenLegionError {
   if (error instanceof OpenLegionError) return error;
   if (!(error instanceof LlmCallFailedError)) throw error;
   const { message, retryable } = describeLlmFailure(error.cause, token);
+  const code = proxyErrorCode(error.cause);
+  if (code) return new OpenLegionError(code, message, { cause: error });
   return new LlmTurnError(message, retryable, error);
 }
 

@@ -27,6 +27,8 @@ function whyNotStarted(agent: string, error: unknown): string {
       return `${agent} is not ready yet; try again in a moment.`;
     case 'MESH_QUEUE_FULL':
       return `${agent} has too many messages waiting; try again later.`;
+    case 'BUDGET_EXCEEDED':
+      return `${agent} is over its budget: ${error.message}`;
     default:
       return `${agent} could not answer: ${error.message}`;
   }
@@ -92,11 +94,13 @@ export class ChatRelay {
         reply.push({ type: 'notice', message: 'stopped: the mesh is shutting down' });
       } else {
         log.warn({ err: error }, 'chat failed');
+        // The mesh's own code goes on (BUDGET_EXCEEDED stays itself); a fault with none is INTERNAL.
+        const known = error instanceof OpenLegionError ? error : undefined;
         reply.push({
           type: 'error',
-          code: 'CHAT_FAILED',
+          code: known?.code ?? 'INTERNAL',
           message: whyNotStarted(chat.agent, error),
-          retryable: false,
+          retryable: known?.retryable ?? false,
         });
       }
     }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FakeClock } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
+import { OpenLegionError } from '@openlegion/protocol';
 import { type FakeTelegram, startFakeTelegram } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -303,6 +304,19 @@ describe('TelegramChannel replies', () => {
     const order = Array.from({ length: 12 }, (_, index) => visible.indexOf(`Paragraph ${index}:`));
     expect(order.every((at, index) => at >= 0 && (index === 0 || at > (order[index - 1] ?? 0)))).toBe(true);
     expect(visible.split('Paragraph 3:').length).toBe(2);
+  });
+
+  it("tells the user an agent is over its budget in the mesh's own words", async () => {
+    const channel = await startChannel();
+    channel.users.pair(OWNER.id, 'Ada', Date.now());
+    mesh.respond = () => {
+      throw new OpenLegionError('BUDGET_EXCEEDED', 'agent "researcher" has spent its daily budget of $5');
+    };
+    telegram.sendPrivate(OWNER, 'one more thing');
+    await telegram.waitFor(() => visibleTo(OWNER.id).length === 1);
+    expect(visibleTo(OWNER.id)).toEqual([
+      '⚠ researcher is over its budget: agent "researcher" has spent its daily budget of $5',
+    ]);
   });
 
   it('answers in a group only when allowed and mentioned or replied to', async () => {

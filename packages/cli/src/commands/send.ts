@@ -1,5 +1,5 @@
 import { readChatEvents } from '@openlegion/infra/sse';
-import { isErrorCode, OpenLegionError } from '@openlegion/protocol';
+import { chatEventError, OpenLegionError } from '@openlegion/protocol';
 import { renderEvent } from '../chat-rendering.js';
 import type { CliOutput } from '../cli-output.js';
 import { errorFromResponse, type HostConnection } from '../host-connection.js';
@@ -40,12 +40,7 @@ export async function sendMessage(
   const state = { atLineStart: true };
   for await (const event of readChatEvents(response.body)) {
     renderEvent(event, output, state);
-    if (event.type === 'error') {
-      throw new OpenLegionError(
-        isErrorCode(event.code) ? event.code : 'AGENT_LLM_FAILED',
-        `${agent}: ${event.message}`,
-      );
-    }
+    if (event.type === 'error') throw chatEventError(event, `${agent}: `);
     if (event.type === 'done') return { text: event.text, conversationId: event.conversation_id };
   }
   throw new OpenLegionError('AGENT_NOT_READY', `${agent} closed the stream before finishing its reply`);

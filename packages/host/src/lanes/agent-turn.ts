@@ -2,8 +2,8 @@ import { errorFromBody, parseRequest } from '@openlegion/infra/http';
 import { readChatEvents } from '@openlegion/infra/sse';
 import {
   type ChatEvent,
+  chatEventError,
   heartbeatResponseSchema,
-  isErrorCode,
   OpenLegionError,
   steerResponseSchema,
 } from '@openlegion/protocol';
@@ -32,7 +32,7 @@ export async function runAgentTurn(
   try {
     for await (const event of readChatEvents(response.body ?? [])) {
       if (event.type === 'error') {
-        throw new OpenLegionError(isErrorCode(event.code) ? event.code : 'AGENT_LLM_FAILED', event.message);
+        throw chatEventError(event);
       }
       if (event.type === 'done') reply = event.text;
       emit(event);

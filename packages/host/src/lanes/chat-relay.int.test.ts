@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ChannelMesh, type ErrorBody, errorBody, formatSseEvent } from '@openlegion/protocol';
+import {
+  type ChannelMesh,
+  type ChatEvent,
+  type ErrorBody,
+  errorBody,
+  formatSseEvent,
+} from '@openlegion/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
@@ -184,6 +190,84 @@ describe('chat relay through the host', () => {
     expect(((await response.json()) as ErrorBody).error).toMatchObject({
       code: 'AGENT_BUSY',
       retryable: true,
+    });
+  });
+
+  it('answers a cancel of a lane item that does not exist 404 MESH_LANE_ITEM_UNKNOWN', async () => {
+    const response = await fetch(`${hostUrl}/api/lanes/987654321/cancel`, {
+      method: 'POST',
+      headers: host.operatorAuth,
+    });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({
+      code: 'MESH_LANE_ITEM_UNKNOWN',
+      message: 'no lane item 987654321; GET /api/lanes lists them',
+    });
+  });
+
+  describe("an error raised under the agent's turn", () => {
+    const failWith = (code: string, before: ChatEvent[] = []) =>
+      standIn.behave((res) => {
+        sseHeaders(res);
+        for (const event of before) res.write(formatSseEvent(event));
+        res.end(
+          formatSseEvent({
+            type: 'error',
+            code,
+            message: 'LLM call failed: 402 over budget',
+            retryable: false,
+          }),
+        );
+      });
+
+    it.each([
+      ['BUDGET_EXCEEDED', 402],
+      ['LLM_MODEL_FORBIDDEN', 403],
+      ['LLM_CONTEXT_OVERFLOW', 400],
+      ['LLM_CALL_LIMIT', 429],
+    ])(
+      'answers the operator %s with its own status %i when it comes before any event',
+      async (code, status) => {
+        failWith(code);
+        const response = await chat();
+        expect(response.status).toBe(status);
+        expect(((await response.json()) as ErrorBody).error).toMatchObject({
+          code,
+          message: 'LLM call failed: 402 over budget',
+        });
+      },
+    );
+
+    it('ends a reply already streaming with an error event of its own code', async () => {
+      failWith('BUDGET_EXCEEDED', [{ type: 'text_delta', text: 'Let me look' }]);
+      const response = await chat();
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(
+        formatSseEvent({ type: 'text_delta', text: 'Let me look' }) +
+          formatSseEvent({
+            type: 'error',
+            code: 'BUDGET_EXCEEDED',
+            message: 'LLM call failed: 402 over budget',
+            retryable: false,
+          }),
+      );
+    });
+
+    it.each(['MADE_UP', 'AUTH_INVALID'])(
+      'reports %s from an agent as 502 AGENT_LLM_FAILED (not a catalogue code, or not one a turn may raise)',
+      async (code) => {
+        failWith(code);
+        const response = await chat();
+        expect(response.status).toBe(502);
+        expect(((await response.json()) as ErrorBody).error.code).toBe('AGENT_LLM_FAILED');
+      },
+    );
+
+    it('reaches a channel (Telegram) as an error event of its own code', async () => {
+      failWith('BUDGET_EXCEEDED', [{ type: 'notice', message: 'thinking' }]);
+      const events = [];
+      for await (const event of channelMesh.chat('a', { message: 'hello' })) events.push(event);
+      expect(events.at(-1)).toMatchObject({ type: 'error', code: 'BUDGET_EXCEEDED', retryable: false });
     });
   });
 

@@ -60,8 +60,9 @@ export function registerLaneRoutes(app: FastifyInstance, lanes: Lanes): void {
 
   app.post('/api/lanes/:id/cancel', { config: auth }, async (request) => {
     const { id } = parseRequest(itemParams, request.params, 'params');
+    // An unknown id is the caller's mistake (a 404 naming it), not a fault of the host (a 500).
     if (!lanes.repository().get(id))
-      throw new OpenLegionError('NOT_FOUND', `no lane item ${id} (the REPL's /queue lists them)`, {
+      throw new OpenLegionError('MESH_LANE_ITEM_UNKNOWN', `no lane item ${id}; GET /api/lanes lists them`, {
         details: { id },
       });
     lanes.cancel(id);

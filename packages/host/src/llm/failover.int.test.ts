@@ -111,8 +111,8 @@ describe('failover with cooldowns', () => {
       },
     ]);
     const bad = await mesh.ask();
-    expect(bad.status).toBe(502);
-    expect(bad.body.error.code).toBe('LLM_PROVIDER_ERROR');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('LLM_REQUEST_REJECTED');
     const overflow = await mesh.ask();
     expect(overflow.status).toBe(400);
     expect(overflow.body.error.code).toBe('LLM_CONTEXT_OVERFLOW');

@@ -156,14 +156,14 @@ describe('LLM proxy through the host', () => {
     await host.clock.advance(60_000);
   });
 
-  it('answers 502 LLM_PROVIDER_ERROR with the upstream status and message when the provider refuses', async () => {
+  it("answers a provider's 400 as 400 LLM_REQUEST_REJECTED with the upstream status and message", async () => {
     const response = await post('/v1/chat/completions', {
       model: 'default',
       messages: [{ role: 'user', content: 'refused' }],
     });
-    expect(response.status).toBe(502);
+    expect(response.status).toBe(400);
     const { error } = (await response.json()) as ErrorBody;
-    expect(error).toMatchObject({ code: 'LLM_PROVIDER_ERROR', details: { status: 400 } });
+    expect(error).toMatchObject({ code: 'LLM_REQUEST_REJECTED', details: { status: 400 } });
     expect(error.message).toContain('context too long');
     expect(JSON.stringify(error)).not.toContain(PROVIDER_KEY);
   });

@@ -47,7 +47,8 @@ export interface LlmProxy {
   /**
    * POST `body` (with `model` replaced by the upstream name) to one resolved model. Resolves to the
    * provider's OK answer: a whole body read, or an SSE stream whose bytes pass through as they arrive; rejects with
-   * LLM_PROVIDER_UNAVAILABLE (a ProviderUnavailableError) or LLM_PROVIDER_ERROR.
+   * LLM_PROVIDER_UNAVAILABLE (a ProviderUnavailableError), the code of a provider's 400/404/413/422
+   * (LLM_REQUEST_REJECTED, LLM_MODEL_NOT_FOUND, ...: see upstreamFailure), or LLM_PROVIDER_ERROR.
    */
   forward(
     target: ResolvedModel,
@@ -197,6 +198,9 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
             code: 'LLM_PROVIDER_UNAVAILABLE',
             message: `provider "${target.provider}" broke off the stream: ${error instanceof Error ? error.message : String(error)}`,
             retryable: true,
+            // OpenAI's fields too, as on every /v1 error body (docs/errors.md).
+            type: 'server_error',
+            param: null,
           },
         })}\n\n`;
       },

@@ -7,6 +7,7 @@ import { callAbortOnClientClose } from '../server/client-abort.js';
 import { sendAnswer } from '../server/upstream-reply.js';
 import { chatCompletionBodySchema, embeddingsBodySchema, type LlmAnswer, type LlmProxy } from './index.js';
 import { requireModelAccess } from './model-access.js';
+import { withOpenAiErrorShape } from './openai-error-shape.js';
 
 /**
  * The OpenAI-compatible routes: any OpenAI client pointed at `<host>/v1` works unchanged. An agent
@@ -21,7 +22,8 @@ export function registerLlmRoutes(
   costs?: () => CostMeter,
   calls?: AgentSlots,
 ): void {
-  const auth = { auth: 'agent-or-operator' } as const;
+  // Error answers leave in OpenAI's shape too, whichever handler wrote them (docs/errors.md).
+  const v1Route = { config: { auth: 'agent-or-operator' }, onSend: withOpenAiErrorShape } as const;
   // An agent's calls run at most `limits.llm_calls_per_agent` at once; the slot is back when the
   // answer is sent or the agent hangs up (the operator's calls take none).
   const takeSlot = (request: FastifyRequest, reply: FastifyReply) => {
@@ -31,7 +33,7 @@ export function registerLlmRoutes(
     reply.raw.once('close', release);
   };
 
-  app.post('/v1/chat/completions', { config: auth }, async (request, reply) => {
+  app.post('/v1/chat/completions', v1Route, async (request, reply) => {
     const body = parseRequest(chatCompletionBodySchema, request.body);
     const target = llm.resolve(body.model);
     requireModelAccess(config, request.agent, target.model);
@@ -57,7 +59,7 @@ export function registerLlmRoutes(
     return sendAnswer(reply, charge ? charge.tap(upstream, body.stream === true, answered.model) : upstream);
   });
 
-  app.post('/v1/embeddings', { config: auth }, async (request, reply) => {
+  app.post('/v1/embeddings', v1Route, async (request, reply) => {
     const body = parseRequest(embeddingsBodySchema, request.body);
     const target = llm.resolve(llm.embeddingModel(body));
     requireModelAccess(config, request.agent, target.model);
@@ -78,7 +80,7 @@ export function registerLlmRoutes(
     return sendAnswer(reply, charge ? charge.tap(upstream, false, answered.model) : upstream);
   });
 
-  app.get('/v1/models', { config: auth }, async () => llm.listModels());
+  app.get('/v1/models', v1Route, async () => llm.listModels());
 
   app.get('/api/llm/health', { config: { auth: 'operator' } }, async () => ({
     fallback_strategy: config.llm.fallback_strategy,

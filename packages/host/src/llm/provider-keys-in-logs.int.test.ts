@@ -80,7 +80,7 @@ describe('provider keys and the host log', () => {
         payload: { input: 'x' },
       }),
     ];
-    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 502, 503, 200]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 400, 503, 200]); // the echoed 400 is the provider's own status
     const everything = [...lines, ...answers.map((answer) => answer.body)].join('\n');
     // The log did see the calls, the refused key and the failover...
     expect(everything).toContain('failover: key refused');

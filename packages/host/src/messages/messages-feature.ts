@@ -1,5 +1,5 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { agentMessageSchema, isErrorCode, OpenLegionError } from '@openlegion/protocol';
+import { agentMessageSchema, chatEventError, OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { requireAgent } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
@@ -81,8 +81,7 @@ async function waitForAnswer(
       if (controller.signal.aborted) break;
       if (event.type === 'text_delta') text += event.text;
       if (event.type === 'done') return event.text || text;
-      if (event.type === 'error')
-        throw new OpenLegionError(isErrorCode(event.code) ? event.code : 'AGENT_LLM_FAILED', event.message);
+      if (event.type === 'error') throw chatEventError(event);
     }
     return text;
   })();

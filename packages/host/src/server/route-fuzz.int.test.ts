@@ -212,14 +212,14 @@ describe('route fuzzing (every route of the host app)', () => {
   });
 
   // Found by this fuzzing: a cancel of an item that does not exist was a 500.
-  it('answers a cancel of a lane item that does not exist with 404 NOT_FOUND', async () => {
+  it('answers a cancel of a lane item that does not exist with 404 MESH_LANE_ITEM_UNKNOWN', async () => {
     const answer = await fetch(`${base}/api/lanes/987654/cancel`, {
       method: 'POST',
       headers: { authorization: `Bearer ${operatorToken}` },
     });
     expect(answer.status).toBe(404);
     expect(await answer.json()).toMatchObject({
-      error: { code: 'NOT_FOUND', message: expect.stringContaining('no lane item 987654') },
+      error: { code: 'MESH_LANE_ITEM_UNKNOWN', message: expect.stringContaining('no lane item 987654') },
     });
   });
 
