@@ -9,9 +9,14 @@ import { TokenCounter, tokenizerFor } from './token-counter.js';
 import { estimateTokens } from './token-estimate.js';
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
-const SHARED_DATA = `${REPO}../shared/data`;
+/** Fixtures kept in the repository (test/fixtures/README.md): the tests need nothing beside it. */
+const FIXTURES = `${REPO}test/fixtures`;
 const cl100kEncoder = new Tiktoken(cl100k);
 const o200kEncoder = new Tiktoken(o200k);
+
+interface Conversation {
+  sessions: Array<{ turns: Array<{ speaker: string; text: string }> }>;
+}
 
 /** Real text of the kinds a prompt holds: docs, code, chat, JSON tool output, HTML. */
 function samples(): Record<string, string> {
@@ -27,17 +32,18 @@ function samples(): Record<string, string> {
   ]
     .map((file) => readFileSync(`${REPO}packages/${file}`, 'utf8'))
     .join('\n');
-  const locomo = JSON.parse(readFileSync(`${SHARED_DATA}/locomo/locomo-dev.json`, 'utf8')) as Array<{
-    conversation: Record<string, unknown>;
-    qa: unknown[];
-  }>;
-  const dialogue = Object.values(locomo[0]?.conversation ?? {})
-    .filter((value): value is Array<{ speaker: string; text: string }> => Array.isArray(value))
-    .flat()
+  // A made-up chat between two friends over seven sessions, with its questions and answers.
+  const conversationJson = readFileSync(`${FIXTURES}/conversation/conversation.json`, 'utf8');
+  const conversation = JSON.parse(conversationJson) as Conversation;
+  const dialogue = conversation.sessions
+    .flatMap((session) => session.turns)
     .map((turn) => `${turn.speaker}: ${turn.text}`)
     .join('\n');
-  const json = JSON.stringify(locomo[1]?.qa.slice(0, 200), null, 2);
-  const html = readFileSync(`${SHARED_DATA}/web-pages/aclu/source.html`, 'utf8').slice(0, 60_000);
+  const json = JSON.stringify(conversation, null, 2);
+  // Three saved real-world pages (Apache-2.0, from Mozilla Readability's test corpus).
+  const html = ['ars-1', 'gitlab-blog', 'lwn-1']
+    .map((site) => readFileSync(`${FIXTURES}/web-pages/${site}/source.html`, 'utf8'))
+    .join('\n');
   return { docs, code, dialogue, json, html };
 }
 

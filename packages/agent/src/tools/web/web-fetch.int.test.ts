@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeClock } from '@openlegion/infra/clock';
@@ -10,9 +10,10 @@ import { PageFetcher, type ProxySettings } from './page-fetcher.js';
 import { tokenOverlap } from './token-overlap.js';
 import { createWebFetchTool } from './web-fetch-tool.js';
 
-const PAGES = fileURLToPath(new URL('../../../../../../shared/data/web-pages', import.meta.url));
+/** Three saved real-world pages kept in the repository (test/fixtures/web-pages/README.md). */
+const PAGES = fileURLToPath(new URL('../../../../../test/fixtures/web-pages', import.meta.url));
 const sites = readdirSync(PAGES)
-  .filter((site) => !site.startsWith('.'))
+  .filter((site) => existsSync(path.join(PAGES, site, 'source.html')))
   .sort();
 const workspace = '/nonexistent-workspace';
 
@@ -36,6 +37,10 @@ beforeAll(async () => {
 afterAll(() => pages.close());
 
 describe('web_fetch on saved real-world pages', () => {
+  it('has the three saved pages', () => {
+    expect(sites).toEqual(['ars-1', 'gitlab-blog', 'lwn-1']);
+  });
+
   it(`returns the article text (mean token overlap >= 0.9) and the title of all ${sites.length} pages`, async () => {
     const { tool, fetcher } = webFetch();
     const scores: Record<string, number> = {};
@@ -72,14 +77,11 @@ describe('web_fetch on saved real-world pages', () => {
 
   it('gives markdown with headings and links resolved against the page address', async () => {
     const { tool, fetcher } = webFetch();
-    const { text } = await callTool(
-      tool,
-      { url: `${pages.url}/wikipedia/`, max_chars: 100_000 },
-      { workspace },
-    );
+    const { text } = await callTool(tool, { url: `${pages.url}/lwn-1/`, max_chars: 100_000 }, { workspace });
     await fetcher.close();
     expect(text).toMatch(/^#{1,3} \S/m);
-    expect(text).toMatch(/\]\(http:\/\/127\.0\.0\.1:\d+\/wiki\//);
+    // The page links `/Articles/637393/`: the link is made absolute against where it was fetched.
+    expect(text).toMatch(/\]\(http:\/\/127\.0\.0\.1:\d+\/Articles\/\d+\//);
   });
 
   it('serves a repeat fetch from the cache for 5 minutes, then fetches again', async () => {
@@ -128,7 +130,7 @@ describe('web_fetch through the egress proxy', () => {
     const proxy = await startProxy(pages.port);
     const { tool, fetcher } = webFetch({ httpProxy: proxy.url, noProxy: 'localhost,127.0.0.1' });
     try {
-      const result = await callTool(tool, { url: `${pages.url}/cnn/` }, { workspace });
+      const result = await callTool(tool, { url: `${pages.url}/ars-1/` }, { workspace });
       expect(result.isError).toBe(false);
       expect(proxy.requests).toHaveLength(0);
     } finally {
@@ -141,9 +143,9 @@ describe('web_fetch through the egress proxy', () => {
     const proxy = await startProxy(pages.port, ['blocked.test']);
     const { tool, fetcher } = webFetch({ httpProxy: proxy.url, noProxy: '' });
     try {
-      const result = await callTool(tool, { url: 'http://blocked.test/cnn/' }, { workspace });
+      const result = await callTool(tool, { url: 'http://blocked.test/ars-1/' }, { workspace });
       expect(result.isError).toBe(true);
-      expect(result.text).toContain('http://blocked.test/cnn/');
+      expect(result.text).toContain('http://blocked.test/ars-1/');
     } finally {
       await fetcher.close();
       await proxy.close();
@@ -199,7 +201,7 @@ describe('web_fetch failures', () => {
   it('cuts a page at the download cap and says so', async () => {
     const fetcher = new PageFetcher({ proxy: {}, timeoutMs: 5_000, maxBytes: 20_000, userAgent: 'test' });
     const tool = createWebFetchTool({ fetcher });
-    const { text, isError } = await callTool(tool, { url: `${pages.url}/wikipedia/` }, { workspace });
+    const { text, isError } = await callTool(tool, { url: `${pages.url}/lwn-1/` }, { workspace });
     await fetcher.close();
     expect(isError).toBe(false);
     expect(text).toContain('larger than the download cap');
