@@ -16,6 +16,7 @@ export {
   steerRequestSchema,
   steerResponseSchema,
   type TaskRequest,
+  TRACE_HEADER,
   taskRequestSchema,
 } from './agent-api.js';
 export {
@@ -52,6 +53,8 @@ export {
   errorBody,
   errorBodySchema,
   isErrorCode,
+  isOpenLegionError,
+  OPENLEGION_ERROR_BRAND,
   OpenLegionError,
 } from './errors.js';
 export {
@@ -97,7 +100,31 @@ export {
   providerKind,
   resolveModel,
 } from './mesh-config.js';
-export type { BudgetRow, CostsReport, SpendRow, TraceEvent, TraceSummary } from './operator-api.js';
+export {
+  agentRestartAnswerSchema,
+  type BudgetRow,
+  blackboardEntriesAnswerSchema,
+  blackboardEntryAnswerSchema,
+  type CostsReport,
+  type CronJobView,
+  costsAnswerSchema,
+  cronJobsAnswerSchema,
+  cronJobViewSchema,
+  instructionsStoredAnswerSchema,
+  LANE_MODES,
+  type LaneMode,
+  laneItemsAnswerSchema,
+  llmHealthAnswerSchema,
+  memoryDoctorAnswerSchema,
+  memoryItemsAnswerSchema,
+  memorySearchAnswerSchema,
+  type SpendRow,
+  type TraceEvent,
+  type TraceSummary,
+  traceEventsAnswerSchema,
+  traceSummariesAnswerSchema,
+  workflowRunsBriefAnswerSchema,
+} from './operator-api.js';
 export {
   countWildcards,
   globPatternSchema,

@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { TRACE_HEADER } from '@openlegion/protocol';
 import type { z } from 'zod';
 
 /** The cheap model that flushes and summarises: a tier alias the host's `/v1` resolves. */
@@ -26,7 +27,7 @@ export function createFastTierCall(llm: () => Promise<OpenAI>, model = FAST_TIER
         // No temperature or max_tokens: reasoning models (o-series, gpt-5) refuse both, and the tier
         // may be any of them. The prompts ask for short answers instead.
       },
-      { signal, ...(traceId ? { headers: { 'x-trace-id': traceId } } : {}) },
+      { signal, ...(traceId ? { headers: { [TRACE_HEADER]: traceId } } : {}) },
     );
     const text = completion.choices[0]?.message.content;
     if (!text) throw new Error('the fast tier answered with no text');

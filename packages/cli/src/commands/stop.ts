@@ -1,5 +1,5 @@
 import { loadMeshConfig } from '@openlegion/host/config';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
 import { connectToHost, errorFromResponse, type HostConnection } from '../host-connection.js';
 import { AGENT_ENTRY } from '../workspace-paths.js';
@@ -17,7 +17,7 @@ export async function stopMesh(configFile: string, output: CliOutput): Promise<n
     host = await connectToHost(configFile);
     response = await host.request('POST', '/api/shutdown');
   } catch (error) {
-    if (error instanceof OpenLegionError && error.code === 'MESH_NOT_RUNNING') {
+    if (isOpenLegionError(error) && error.code === 'MESH_NOT_RUNNING') {
       return await cleanUpAfterCrash(configFile, output);
     }
     throw error;

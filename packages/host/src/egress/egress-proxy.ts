@@ -10,6 +10,7 @@ import {
 import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { TRACE_HEADER } from '@openlegion/protocol';
 import { type EgressDecision, EgressPolicy, type Resolver } from './egress-policy.js';
 import { badPortProblem, type EgressTarget, parseConnectAuthority, parsePort } from './egress-target.js';
 import { answerSocket, failRequest } from './proxy-answers.js';
@@ -143,7 +144,7 @@ export class EgressProxy {
   }
 
   #record(decision: EgressDecision, method: string, req: IncomingMessage): void {
-    const traceId = req.headers['x-trace-id'];
+    const traceId = req.headers[TRACE_HEADER];
     if (typeof traceId === 'string' && /^[\w.:@-]{1,100}$/.test(traceId)) decision.traceId = traceId;
     this.#deps.logger.info({ ...decision, method }, decision.allowed ? 'egress allowed' : 'egress refused');
     this.#deps.onDecision?.(decision);
