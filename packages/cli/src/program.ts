@@ -1,5 +1,5 @@
-import { Command, CommanderError, Option } from 'commander';
 import { LANE_MODES, type LaneMode } from '@openlegion/protocol';
+import { Command, CommanderError, Option } from 'commander';
 import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { addExamples } from './command-examples.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';

@@ -1,5 +1,5 @@
-import type OpenAI from 'openai';
 import { TRACE_HEADER } from '@openlegion/protocol';
+import type OpenAI from 'openai';
 import type { z } from 'zod';
 
 /** The cheap model that flushes and summarises: a tier alias the host's `/v1` resolves. */

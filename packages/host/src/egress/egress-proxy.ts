@@ -9,8 +9,8 @@ import {
 } from 'node:http';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
 import { TRACE_HEADER } from '@openlegion/protocol';
+import type { Logger } from 'pino';
 import { type EgressDecision, EgressPolicy, type Resolver } from './egress-policy.js';
 import { badPortProblem, type EgressTarget, parseConnectAuthority, parsePort } from './egress-target.js';
 import { answerSocket, failRequest } from './proxy-answers.js';
