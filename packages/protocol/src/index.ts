@@ -118,12 +118,16 @@ export {
   memoryDoctorAnswerSchema,
   memoryItemsAnswerSchema,
   memorySearchAnswerSchema,
+  memoryStatsAnswerSchema,
+  pendingApprovalsAnswerSchema,
   type SpendRow,
   type TraceEvent,
   type TraceSummary,
   traceEventsAnswerSchema,
   traceSummariesAnswerSchema,
-  workflowRunsBriefAnswerSchema,
+  workflowListingsAnswerSchema,
+  workflowRunAnswerSchema,
+  workflowRunsAnswerSchema,
 } from './operator-api.js';
 export {
   countWildcards,

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { agentInfoSchema } from './host-api.js';
 import { blackboardEntrySchema } from './mesh-api.js';
+import {
+  pendingApprovalSchema,
+  workflowListingSchema,
+  workflowRunSummarySchema,
+  workflowRunViewSchema,
+} from './workflow-run.js';
 
 /**
  * Shapes of operator API answers (`/api/*`) that the host writes and the CLI reads. The host builds
@@ -178,10 +184,17 @@ export const memoryItemsAnswerSchema = z.looseObject({
   ),
 });
 
+/** `GET /api/agents/:agent/memory/stats`: counts the CLI prints as they come. */
+export const memoryStatsAnswerSchema = z.looseObject({});
+
 /** `GET /api/agents/:agent/memory/doctor`: a report whose `ok: false` fails the command. */
 export const memoryDoctorAnswerSchema = z.looseObject({ ok: z.boolean().optional() });
 
-/** `GET /api/workflows/runs`: the fields the REPL shows of each run. */
-export const workflowRunsBriefAnswerSchema = z.looseObject({
-  runs: z.array(z.looseObject({ id: z.string(), workflow: z.string(), state: z.string() })),
-});
+/** `GET /api/workflows`. */
+export const workflowListingsAnswerSchema = z.looseObject({ workflows: z.array(workflowListingSchema) });
+/** `GET /api/workflows/runs/:id`, and each call that starts, decides or cancels a run. */
+export const workflowRunAnswerSchema = z.looseObject({ run: workflowRunViewSchema });
+/** `GET /api/workflows/runs`. */
+export const workflowRunsAnswerSchema = z.looseObject({ runs: z.array(workflowRunSummarySchema) });
+/** `GET /api/workflows/approvals`. */
+export const pendingApprovalsAnswerSchema = z.looseObject({ approvals: z.array(pendingApprovalSchema) });

@@ -3,6 +3,7 @@ export { errorFromBody } from './error-from-body.js';
 export { refuseFrameworkError, registerErrorHandling } from './error-handling.js';
 export { findFreePort } from './free-port.js';
 export {
+  type AnswerSchema,
   createJsonClient,
   type JsonAnswer,
   type JsonClient,

@@ -12,7 +12,7 @@ export interface JsonClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer <token>` on every request. */
   token: string;
-  /** Limit of one request without an answer (socket idle time), unless the call gives its own. */
+  /** Limit of one request without an answer (socket idle time; 0: none), unless the call gives its own. */
   timeoutMs?: number;
   /**
    * The error for a server that cannot be reached or does not answer in time. Default:
@@ -41,6 +41,9 @@ export interface JsonAnswer {
   json: unknown;
 }
 
+/** A schema an answer is parsed with (a protocol `...AnswerSchema`). */
+export type AnswerSchema<T> = z.ZodType<T>;
+
 /** JSON over HTTP with a bearer token, answers checked against a protocol schema. */
 export interface JsonClient {
   /**
@@ -49,7 +52,7 @@ export interface JsonClient {
    */
   send(request: JsonRequest): Promise<JsonAnswer>;
   /** One request whose 2xx answer must match `schema`; the parsed answer. */
-  call<T>(request: JsonRequest, schema: z.ZodType<T>): Promise<T>;
+  call<T>(request: JsonRequest, schema: AnswerSchema<T>): Promise<T>;
 }
 
 /**
