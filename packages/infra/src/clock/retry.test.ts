@@ -32,6 +32,24 @@ describe('retry', () => {
     expect([result, flaky.calls(), waits]).toEqual(['ok after 2', 3, [100, 200]]);
   });
 
+  it('tells onRetry each failure, its attempt and the wait the backoff chose from it', async () => {
+    const { sleep } = recordingSleep();
+    const told: Array<[string, number, number]> = [];
+    const flaky = failingTimes(2, new Error('slow down'));
+    await retry(flaky.fn, {
+      attempts: Number.POSITIVE_INFINITY,
+      backoffMs: (attempt, error) =>
+        error instanceof Error && error.message === 'slow down' ? 7_000 : attempt,
+      retryable: () => true,
+      onRetry: (error, attempt, waitMs) => told.push([String(error), attempt, waitMs]),
+      sleep,
+    });
+    expect(told).toEqual([
+      ['Error: slow down', 0, 7_000],
+      ['Error: slow down', 1, 7_000],
+    ]);
+  });
+
   it('throws the last error as it was once the attempts are used up', async () => {
     const { waits, sleep } = recordingSleep();
     const busy = new Error('still busy');

@@ -1,12 +1,14 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 
 export interface RetryOptions {
-  /** Tries in all, the first included (1 = no retry). */
+  /** Tries in all, the first included (1 = no retry; `Infinity` = until `signal` aborts). */
   attempts: number;
-  /** The wait after failed try `attempt` (0-based) before the next one. */
-  backoffMs: (attempt: number) => number;
+  /** The wait after failed try `attempt` (0-based) before the next one; `error` is its failure. */
+  backoffMs: (attempt: number, error: unknown) => number;
   /** Whether a failure is worth another try; the others are thrown at once. */
   retryable: (error: unknown) => boolean;
+  /** Told before each wait: where a retry is logged. */
+  onRetry?: (error: unknown, attempt: number, waitMs: number) => void;
   /** Ends the waits (and the retries) early: rejects with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -35,7 +37,9 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
     } catch (error) {
       if (attempt + 1 >= options.attempts || !options.retryable(error)) throw error;
       if (options.signal?.aborted) throw options.signal.reason;
-      await sleep(options.backoffMs(attempt), options.signal);
+      const waitMs = options.backoffMs(attempt, error);
+      options.onRetry?.(error, attempt, waitMs);
+      await sleep(waitMs, options.signal);
     }
   }
 }
