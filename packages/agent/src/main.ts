@@ -1,5 +1,5 @@
 import { createLogger } from '@openlegion/infra/log';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 import { type AgentEnv, parseAgentEnv } from './agent-env.js';
 import { readAgentVersion } from './agent-version.js';
 import { type RunningAgent, startAgent } from './start-agent.js';
@@ -9,7 +9,7 @@ function readEnvOrExit(): AgentEnv {
   try {
     return parseAgentEnv(process.env);
   } catch (error) {
-    process.stderr.write(`${error instanceof OpenLegionError ? error.message : String(error)}\n`);
+    process.stderr.write(`${isOpenLegionError(error) ? error.message : String(error)}\n`);
     process.exit(1);
   }
 }

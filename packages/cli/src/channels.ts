@@ -1,7 +1,7 @@
 import type { TelegramChannel } from '@openlegion/channels';
 import type { LoadedMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 
 /** Stops what {@link startChannels} started (before the host stops: channels use its database). */
@@ -50,7 +50,7 @@ export async function startChannels(
     });
     await channel.start(host.channelMesh);
   } catch (error) {
-    if (!(error instanceof OpenLegionError)) throw error;
+    if (!isOpenLegionError(error)) throw error;
     log.error({ err: error, code: error.code }, 'telegram channel not started');
     say(`  ✗ telegram not started (${error.code}): ${error.message}; the mesh runs without it\n`);
     return async () => {};

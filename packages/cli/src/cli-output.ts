@@ -1,4 +1,4 @@
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 
 /** Where the CLI writes; injectable so commands are testable without a terminal. */
 export interface CliOutput {
@@ -13,7 +13,7 @@ export const processOutput: CliOutput = {
 
 /** Print an error the way every command does: one `openlegion: ` line plus detail lines. */
 export function printError(output: CliOutput, error: unknown): void {
-  if (error instanceof OpenLegionError) {
+  if (isOpenLegionError(error)) {
     output.err(`openlegion: ${error.message}\n`);
     return;
   }

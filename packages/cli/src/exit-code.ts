@@ -1,4 +1,4 @@
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 
 /** `EX_TEMPFAIL` of sysexits.h: a temporary failure, the same command may succeed later. */
 export const EXIT_TRY_AGAIN = 75;
@@ -14,5 +14,5 @@ export const EXIT_FAILED = 1;
  * @example exitCodeOf(new OpenLegionError('BUDGET_EXCEEDED', 'over budget')) // 1
  */
 export function exitCodeOf(error: unknown): number {
-  return error instanceof OpenLegionError && error.retryable ? EXIT_TRY_AGAIN : EXIT_FAILED;
+  return isOpenLegionError(error) && error.retryable ? EXIT_TRY_AGAIN : EXIT_FAILED;
 }

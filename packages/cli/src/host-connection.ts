@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
-import { errorFromBody } from '@openlegion/infra/http';
+import {
+  type AnswerSchema,
+  createJsonClient,
+  errorFromBody,
+  type JsonClient,
+  type JsonRequest,
+} from '@openlegion/infra/http';
 import { OpenLegionError } from '@openlegion/protocol';
 
 /** How the CLI reaches a running host: its URL and the operator token from `<data_dir>`. */
@@ -11,7 +17,10 @@ export interface HostConnection {
   dataDir: string;
   url: string;
   token: string;
+  /** A raw call, for answers that stream (chat) or are not JSON (exports, instruction files). */
   request: (method: string, route: string, body?: unknown, signal?: AbortSignal) => Promise<Response>;
+  /** JSON calls whose answers are parsed with protocol schemas: use {@link requestJson}. */
+  client: JsonClient;
 }
 
 export async function connectToHost(configFile: string): Promise<HostConnection> {
@@ -45,7 +54,15 @@ export async function connectToHost(configFile: string): Promise<HostConnection>
       throw Object.assign(notRunning(), { cause });
     }
   };
-  return { mesh: config.mesh.name, dataDir, url, token, request };
+  const client = createJsonClient({
+    baseUrl: url,
+    token,
+    // Operator calls may wait on an agent (restart, memory search): as long as fetch did, no limit
+    // but the user's patience.
+    timeoutMs: 0,
+    unreachable: (_target, cause) => Object.assign(notRunning(), { cause }),
+  });
+  return { mesh: config.mesh.name, dataDir, url, token, request, client };
 }
 
 /** Turn a non-2xx host response into the error it carries. */
@@ -57,14 +74,26 @@ export async function errorFromResponse(response: Response): Promise<OpenLegionE
   );
 }
 
-/** A host call whose answer is JSON: the parsed body, or the error it carries. */
-export async function requestJson(
-  host: HostConnection,
-  method: string,
+/**
+ * A host call whose answer is JSON: the body parsed with `schema` (a protocol answer schema), or
+ * the error the host answered. An answer the schema refuses is `INTERNAL` naming the field.
+ */
+export function requestJson<T>(
+  host: Pick<HostConnection, 'client'>,
+  method: JsonRequest['method'],
+  route: string,
+  schema: AnswerSchema<T>,
+  body?: unknown,
+): Promise<T> {
+  return host.client.call({ method, path: route, body }, schema);
+}
+
+/** A host call whose answer does not matter, only that it succeeded (or the error it carries). */
+export async function requestDone(
+  host: Pick<HostConnection, 'client'>,
+  method: JsonRequest['method'],
   route: string,
   body?: unknown,
-): Promise<unknown> {
-  const response = await host.request(method, route, body);
-  if (!response.ok) throw await errorFromResponse(response);
-  return response.json();
+): Promise<void> {
+  await host.client.send({ method, path: route, body });
 }

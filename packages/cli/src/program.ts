@@ -1,3 +1,4 @@
+import { LANE_MODES, type LaneMode } from '@openlegion/protocol';
 import { Command, CommanderError, Option } from 'commander';
 import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { addExamples } from './command-examples.js';
@@ -9,7 +10,7 @@ import { registerInstructionsCommand } from './commands/instructions.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerRestartCommand } from './commands/restart.js';
-import { LANE_MODES, type LaneMode, sendMessage } from './commands/send.js';
+import { sendMessage } from './commands/send.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerTelegramCommands } from './commands/telegram.js';

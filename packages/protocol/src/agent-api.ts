@@ -1,9 +1,15 @@
 import { z } from 'zod';
 
+/**
+ * The one header that carries a trace id from hop to hop: CLI to host, host to agent, agent to host
+ * (LLM, mesh, egress). W3C `traceparent` may join it later for OpenTelemetry.
+ */
+export const TRACE_HEADER = 'x-trace-id';
+
 /** `POST /chat` on an agent (and `POST /api/agents/:agent/chat` on the host, which relays it). */
 const message = z.string().min(1, 'message must not be empty').max(200_000);
 const conversationId = z.string().min(1).max(200).default('default');
-/** Where work entered the mesh (CLI, channel, cron, workflow); carried on every hop as `x-openlegion-trace`. */
+/** Where work entered the mesh (CLI, channel, cron, workflow); carried on every hop as {@link TRACE_HEADER}. */
 const traceId = z.string().min(1).max(100).optional();
 
 /** `POST /chat` on an agent (and `POST /api/agents/:agent/chat` on the host, which relays it). */

@@ -364,7 +364,14 @@ export const errorBodySchema = z.object({
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /**
+ * The brand every {@link OpenLegionError} carries. `Symbol.for` gives the same symbol in every copy
+ * of this package (two bundles, a test alias next to a built dist), where `instanceof` is false.
+ */
+export const OPENLEGION_ERROR_BRAND: unique symbol = Symbol.for('openlegion.error');
+
+/**
  * The one base error. Its `code` is stable and documented; `toJSON()` gives the wire body.
+ * Recognise one with {@link isOpenLegionError}, not `instanceof`, wherever behaviour depends on it.
  *
  * @example
  * throw new OpenLegionError('AGENT_UNKNOWN', 'no agent "x"; agents: a, b', { details: { agents } });
@@ -380,6 +387,11 @@ export class OpenLegionError extends Error {
     this.code = code;
     this.retryable = ERROR_CODES[code].retryable;
     this.details = options.details;
+  }
+
+  /** On the prototype, not the instance: no own property shows in logs or deep equality. */
+  get [OPENLEGION_ERROR_BRAND](): true {
+    return true;
   }
 
   /** The HTTP status this error maps to. */
@@ -422,5 +434,22 @@ export function turnErrorCode(code: string): ErrorCode {
 export function keepsMeaningInTurn(code: unknown): code is ErrorCode {
   return (
     typeof code === 'string' && isErrorCode(code) && (code.startsWith('LLM_') || code.startsWith('BUDGET_'))
+  );
+}
+
+/**
+ * Whether `value` is an {@link OpenLegionError}, also one made by another copy of this package
+ * (where `instanceof` is false): the brand, and a code this copy knows.
+ *
+ * @example
+ * if (isOpenLegionError(error) && error.code === 'MESH_NOT_RUNNING') return 0;
+ */
+export function isOpenLegionError(value: unknown): value is OpenLegionError {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as { [OPENLEGION_ERROR_BRAND]?: unknown; code?: unknown };
+  return (
+    candidate[OPENLEGION_ERROR_BRAND] === true &&
+    typeof candidate.code === 'string' &&
+    isErrorCode(candidate.code)
   );
 }

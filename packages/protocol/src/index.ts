@@ -16,6 +16,7 @@ export {
   steerRequestSchema,
   steerResponseSchema,
   type TaskRequest,
+  TRACE_HEADER,
   taskRequestSchema,
 } from './agent-api.js';
 export {
@@ -58,7 +59,9 @@ export {
   errorBody,
   errorBodySchema,
   isErrorCode,
+  isOpenLegionError,
   keepsMeaningInTurn,
+  OPENLEGION_ERROR_BRAND,
   OpenLegionError,
   turnErrorCode,
 } from './errors.js';
@@ -105,7 +108,35 @@ export {
   providerKind,
   resolveModel,
 } from './mesh-config.js';
-export type { BudgetRow, CostsReport, SpendRow, TraceEvent, TraceSummary } from './operator-api.js';
+export {
+  agentRestartAnswerSchema,
+  type BudgetRow,
+  blackboardEntriesAnswerSchema,
+  blackboardEntryAnswerSchema,
+  type CostsReport,
+  type CronJobView,
+  costsAnswerSchema,
+  cronJobsAnswerSchema,
+  cronJobViewSchema,
+  instructionsStoredAnswerSchema,
+  LANE_MODES,
+  type LaneMode,
+  laneItemsAnswerSchema,
+  llmHealthAnswerSchema,
+  memoryDoctorAnswerSchema,
+  memoryItemsAnswerSchema,
+  memorySearchAnswerSchema,
+  memoryStatsAnswerSchema,
+  pendingApprovalsAnswerSchema,
+  type SpendRow,
+  type TraceEvent,
+  type TraceSummary,
+  traceEventsAnswerSchema,
+  traceSummariesAnswerSchema,
+  workflowListingsAnswerSchema,
+  workflowRunAnswerSchema,
+  workflowRunsAnswerSchema,
+} from './operator-api.js';
 export {
   countWildcards,
   globPatternSchema,

@@ -1,3 +1,4 @@
+import { TRACE_HEADER } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { z } from 'zod';
 
@@ -26,7 +27,7 @@ export function createFastTierCall(llm: () => Promise<OpenAI>, model = FAST_TIER
         // No temperature or max_tokens: reasoning models (o-series, gpt-5) refuse both, and the tier
         // may be any of them. The prompts ask for short answers instead.
       },
-      { signal, ...(traceId ? { headers: { 'x-trace-id': traceId } } : {}) },
+      { signal, ...(traceId ? { headers: { [TRACE_HEADER]: traceId } } : {}) },
     );
     const text = completion.choices[0]?.message.content;
     if (!text) throw new Error('the fast tier answered with no text');

@@ -1,4 +1,4 @@
-import type { ChatEvent } from '@openlegion/protocol';
+import { type ChatEvent, TRACE_HEADER } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { LlmMessage } from '../context/context-manager.js';
 
@@ -56,7 +56,7 @@ export async function streamCompletion(
       },
       {
         signal: AbortSignal.any([signal, idle.signal]),
-        ...(traceId ? { headers: { 'x-trace-id': traceId } } : {}),
+        ...(traceId ? { headers: { [TRACE_HEADER]: traceId } } : {}),
       },
     );
     const calls: RequestedToolCall[] = [];

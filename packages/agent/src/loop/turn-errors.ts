@@ -1,4 +1,4 @@
-import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
+import { type ChatEvent, isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 import { describeLlmFailure, proxyErrorCode } from './llm-failure.js';
 import { LlmCallFailedError } from './model-call.js';
 
@@ -18,7 +18,7 @@ class LlmTurnError extends OpenLegionError {
  * is a crash, thrown on for the server to report as INTERNAL.
  */
 export function toTurnError(error: unknown, token: string): OpenLegionError {
-  if (error instanceof OpenLegionError) return error;
+  if (isOpenLegionError(error)) return error;
   if (!(error instanceof LlmCallFailedError)) throw error;
   const { message, retryable } = describeLlmFailure(error.cause, token);
   const code = proxyErrorCode(error.cause);

@@ -1,4 +1,4 @@
-import { OpenLegionError, type ToolResult, textResult } from '@openlegion/protocol';
+import { isOpenLegionError, type ToolResult, textResult } from '@openlegion/protocol';
 
 /**
  * A failure the model can act on: thrown inside a tool, returned to the model as an `isError`
@@ -41,7 +41,7 @@ export async function guardTool(work: () => Promise<ToolResult | string>): Promi
 /** The model-facing message for an expected failure, or undefined for a bug. */
 export function failureMessage(error: unknown): string | undefined {
   if (error instanceof ToolFailure) return error.message;
-  if (error instanceof OpenLegionError) return `${error.code}: ${error.message}`;
+  if (isOpenLegionError(error)) return `${error.code}: ${error.message}`;
   if (!(error instanceof Error)) return undefined;
   if (error.name === 'AbortError') return 'cancelled: the turn was stopped before the tool finished';
   const code = (error as NodeJS.ErrnoException).code;

@@ -1,4 +1,4 @@
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 
 /** Chromium's refusal when the egress proxy answers a CONNECT with 403 (or is unreachable). */
 const PROXY_REFUSALS = ['net::ERR_TUNNEL_CONNECTION_FAILED', 'net::ERR_PROXY_CONNECTION_FAILED'];
@@ -20,7 +20,7 @@ export function navigationError(
   timeoutMs: number,
   proxied: boolean,
 ): OpenLegionError {
-  if (error instanceof OpenLegionError) return error;
+  if (isOpenLegionError(error)) return error;
   // By name, not instanceof: playwright-core is loaded lazily, and only at the first launch.
   if (error instanceof Error && error.name === 'TimeoutError') {
     return new OpenLegionError('BROWSER_TIMEOUT', `${url} did not load within ${timeoutMs} ms`, {
@@ -51,7 +51,7 @@ export function egressRefused(url: string, reason: string, cause?: unknown): Ope
 
 /** An action on an element that failed, named by the element: `what` reads "click e4 (button …)". */
 export function actionError(error: unknown, what: string, timeoutMs: number): OpenLegionError {
-  if (error instanceof OpenLegionError) return error;
+  if (isOpenLegionError(error)) return error;
   if (error instanceof Error && error.name === 'TimeoutError') {
     return new OpenLegionError('BROWSER_TIMEOUT', `could not ${what} within ${timeoutMs} ms`, {
       cause: error,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { type BrowserTier, OpenLegionError } from '@openlegion/protocol';
+import { type BrowserTier, isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { chromiumArgs, type ProxySettings, SYSTEM_CHROMIUM, stealthUserAgent } from './launch-options.js';
 
@@ -38,7 +38,7 @@ export function createPlaywrightLauncher(options: PlaywrightLauncherOptions): Br
     try {
       return options.tier === 'cdp' ? await connectOverCdp(options) : await launchLocal(options);
     } catch (cause) {
-      if (cause instanceof OpenLegionError) throw cause;
+      if (isOpenLegionError(cause)) throw cause;
       const reason = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
       throw new OpenLegionError('BROWSER_LAUNCH_FAILED', `the browser did not start: ${reason}`, { cause });
     }

@@ -1,5 +1,6 @@
 import {
   type AgentTool,
+  isOpenLegionError,
   OpenLegionError,
   type ToolContext,
   type ToolResult,
@@ -63,7 +64,7 @@ function withNotes(result: ToolResult, notes: string[]): ToolResult {
 
 /** `CODE: message` — the form the model (and the issue's stale-ref text) sees. */
 export function errorText(error: unknown): string {
-  if (error instanceof OpenLegionError) return `${error.code}: ${error.message}`;
+  if (isOpenLegionError(error)) return `${error.code}: ${error.message}`;
   if (isBrowserGone(error)) {
     return 'BROWSER_LAUNCH_FAILED: the browser went away during this call; the next call starts it again';
   }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type AgentTool, OpenLegionError } from '@openlegion/protocol';
+import { type AgentTool, isOpenLegionError } from '@openlegion/protocol';
 import { z } from 'zod';
 import { reportAction } from '../actions/action-report.js';
 import { resolveTarget } from '../actions/resolve-target.js';
@@ -37,7 +37,7 @@ export function pageTools(session: BrowserSession, allowEvaluate: boolean): Agen
               if (input.ref || input.selector) {
                 const found = await resolveTarget(session, input).catch((error: unknown) => {
                   // An element that is gone is as hidden as it gets.
-                  if (input.state === 'hidden' && error instanceof OpenLegionError) return undefined;
+                  if (input.state === 'hidden' && isOpenLegionError(error)) return undefined;
                   throw error;
                 });
                 await found?.locator.waitFor(options);

@@ -1,5 +1,5 @@
 import type { Clock } from '@openlegion/infra/clock';
-import { type ChannelChatRequest, type ChannelMesh, OpenLegionError } from '@openlegion/protocol';
+import { type ChannelChatRequest, type ChannelMesh, isOpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { EditPacer } from './edit-pacer.js';
 import { ReplyStream } from './reply-stream.js';
@@ -18,8 +18,7 @@ export interface RelayedChat {
 
 /** A short sentence for a chat that could not start, by the mesh's error code. */
 function whyNotStarted(agent: string, error: unknown): string {
-  if (!(error instanceof OpenLegionError))
-    return `${agent} could not answer (an internal error; see the host log).`;
+  if (!isOpenLegionError(error)) return `${agent} could not answer (an internal error; see the host log).`;
   switch (error.code) {
     case 'AGENT_UNKNOWN':
       return `There is no agent named ${agent}. /agents lists them.`;
@@ -95,7 +94,7 @@ export class ChatRelay {
       } else {
         log.warn({ err: error }, 'chat failed');
         // The mesh's own code goes on (BUDGET_EXCEEDED stays itself); a fault with none is INTERNAL.
-        const known = error instanceof OpenLegionError ? error : undefined;
+        const known = isOpenLegionError(error) ? error : undefined;
         reply.push({
           type: 'error',
           code: known?.code ?? 'INTERNAL',

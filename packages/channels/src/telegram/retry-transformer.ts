@@ -1,4 +1,4 @@
-import type { Clock } from '@openlegion/infra/clock';
+import { type Clock, retry } from '@openlegion/infra/clock';
 import type { Transformer } from 'grammy';
 import type { Logger } from 'pino';
 
@@ -29,31 +29,53 @@ export function backoffDelayMs(attempt: number): number {
  */
 export function retryTransformer(policy: RetryPolicy): Transformer {
   return async (prev, method, payload, signal) => {
-    const maxAttempts = policy.maxAttempts?.(method) ?? Number.POSITIVE_INFINITY;
-    for (let attempt = 1; ; attempt++) {
-      let waitMs: number;
-      let reason: string;
-      try {
-        const response = await prev(method, payload, signal);
-        if (response.ok) return response;
-        const retryAfterSeconds = response.parameters?.retry_after;
-        if (response.error_code === 429) {
-          waitMs = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : backoffDelayMs(attempt);
-        } else if (response.error_code >= 500) {
-          waitMs = backoffDelayMs(attempt);
-        } else {
+    // grammY types its signal with an old shim; at run time it is the caller's Node AbortSignal.
+    const abort = signal as unknown as AbortSignal | undefined;
+    try {
+      return await retry(
+        async () => {
+          const response = await prev(method, payload, signal);
+          if (response.ok) return response;
+          if (response.error_code === 429 || response.error_code >= 500) throw new RetryableAnswer(response);
           return response;
-        }
-        reason = `${response.error_code} ${response.description}`;
-        if (attempt >= maxAttempts) return response;
-      } catch (error) {
-        if (signal?.aborted || attempt >= maxAttempts) throw error;
-        waitMs = backoffDelayMs(attempt);
-        reason = error instanceof Error ? error.message : String(error);
-      }
-      policy.logger.warn({ method, attempt, waitMs, reason }, 'telegram call failed; retrying');
-      // grammY types its signal with an old shim; at run time it is the caller's Node AbortSignal.
-      await policy.clock.sleep(waitMs, signal as unknown as AbortSignal | undefined);
+        },
+        {
+          attempts: policy.maxAttempts?.(method) ?? Number.POSITIVE_INFINITY,
+          backoffMs: (attempt, error) => {
+            const retryAfterSeconds = error instanceof RetryableAnswer ? error.retryAfterSeconds : undefined;
+            return retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : backoffDelayMs(attempt + 1);
+          },
+          // A 429 or 5xx is always worth another try; a network error only while the caller waits.
+          retryable: (error) => error instanceof RetryableAnswer || !abort?.aborted,
+          onRetry: (error, attempt, waitMs) =>
+            policy.logger.warn(
+              {
+                method,
+                attempt: attempt + 1,
+                waitMs,
+                reason: error instanceof Error ? error.message : String(error),
+              },
+              'telegram call failed; retrying',
+            ),
+          signal: abort,
+          sleep: (ms, sleepSignal) => policy.clock.sleep(ms, sleepSignal),
+        },
+      );
+    } catch (error) {
+      // Out of tries on a 429 or 5xx: the caller gets Telegram's answer, as from a call not retried.
+      if (error instanceof RetryableAnswer) return error.response;
+      throw error;
     }
   };
+}
+
+/** A 429 or 5xx answer, thrown so `retry` tries again; its message is the log's reason. */
+class RetryableAnswer<
+  R extends { error_code: number; description: string; parameters?: { retry_after?: number } },
+> extends Error {
+  readonly retryAfterSeconds: number | undefined;
+  constructor(readonly response: R) {
+    super(`${response.error_code} ${response.description}`);
+    this.retryAfterSeconds = response.error_code === 429 ? response.parameters?.retry_after : undefined;
+  }
 }

@@ -1,8 +1,8 @@
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 
 /** The description Telegram gave for a refused call, when `error` is one. */
 export function telegramRefusal(error: unknown): string | undefined {
-  if (!(error instanceof OpenLegionError) || error.code !== 'CHAN_API_ERROR') return undefined;
+  if (!isOpenLegionError(error) || error.code !== 'CHAN_API_ERROR') return undefined;
   const details = error.details as { description?: unknown } | undefined;
   return typeof details?.description === 'string' ? details.description : error.message;
 }

@@ -1,6 +1,6 @@
 import {
   type ApprovalDecision,
-  OpenLegionError,
+  isOpenLegionError,
   type OperatorNotice,
   type PendingApproval,
 } from '@openlegion/protocol';
@@ -55,7 +55,7 @@ async function decide(context: TelegramContext, decision: ApprovalDecision): Pro
     await context.mesh.decideApproval(decision);
     return `${decision.decision === 'approve' ? 'Approved' : 'Rejected'}: ${decision.step} of ${decision.run}.`;
   } catch (error) {
-    if (!(error instanceof OpenLegionError)) throw error;
+    if (!isOpenLegionError(error)) throw error;
     return `Not done: ${error.message}`;
   }
 }

@@ -1,5 +1,5 @@
 import { type ConfigProblem, formatConfigProblem, loadMeshConfig } from '@openlegion/host/config';
-import { meshConfigJsonSchema, OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError, meshConfigJsonSchema } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
 
 /** `openlegion config validate [file]`: every problem as `file:line:col field: message`. */
@@ -25,6 +25,6 @@ export function printConfigSchema(output: CliOutput): number {
 
 /** The located problems of a CONFIG_INVALID error, or undefined for any other error. */
 export function configProblems(error: unknown): ConfigProblem[] | undefined {
-  if (!(error instanceof OpenLegionError) || error.code !== 'CONFIG_INVALID') return undefined;
+  if (!isOpenLegionError(error) || error.code !== 'CONFIG_INVALID') return undefined;
   return (error.details as { problems: ConfigProblem[] }).problems;
 }

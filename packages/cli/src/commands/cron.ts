@@ -1,19 +1,9 @@
+import { type CronJobView, cronJobsAnswerSchema } from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
-import { connectToHost, requestJson } from '../host-connection.js';
+import { connectToHost, requestDone, requestJson } from '../host-connection.js';
 
-interface JobView {
-  id: string;
-  agent: string;
-  schedule: string;
-  timezone: string | null;
-  heartbeat: boolean;
-  paused: boolean;
-  nextRunAt: number | null;
-  lastRunAt: number | null;
-  lastResult: string | null;
-  runs: number;
-}
+type JobView = CronJobView;
 
 /** `openlegion cron list|pause|resume|run|rm`: the scheduled jobs of the running mesh. */
 export function registerCronCommands(program: Command, kit: CommandKit): void {
@@ -27,9 +17,8 @@ export function registerCronCommands(program: Command, kit: CommandKit): void {
     .option('--json', 'print JSON')
     .action((options: { config: string; json?: boolean }) =>
       kit.run(async () => {
-        const { jobs } = (await requestJson(await connectToHost(options.config), 'GET', '/api/cron')) as {
-          jobs: JobView[];
-        };
+        const host = await connectToHost(options.config);
+        const { jobs } = await requestJson(host, 'GET', '/api/cron', cronJobsAnswerSchema);
         if (options.json) kit.output.out(`${JSON.stringify(jobs, null, 2)}\n`);
         else printJobs(jobs, kit);
         return 0;
@@ -48,7 +37,7 @@ export function registerCronCommands(program: Command, kit: CommandKit): void {
       .action((id: string, options: { config: string }) =>
         kit.run(async () => {
           const host = await connectToHost(options.config);
-          await requestJson(host, 'POST', `/api/cron/${encodeURIComponent(id)}/${name}`);
+          await requestDone(host, 'POST', `/api/cron/${encodeURIComponent(id)}/${name}`);
           kit.output.out(`${id}: ${name === 'run' ? 'handed to its agent' : `${name}d`}\n`);
           return 0;
         })(),
@@ -61,7 +50,7 @@ export function registerCronCommands(program: Command, kit: CommandKit): void {
     .addOption(kit.configOption())
     .action((id: string, options: { config: string }) =>
       kit.run(async () => {
-        await requestJson(
+        await requestDone(
           await connectToHost(options.config),
           'DELETE',
           `/api/cron/${encodeURIComponent(id)}`,

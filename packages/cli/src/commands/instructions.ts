@@ -1,5 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { INSTRUCTION_FILES, type InstructionFile, OpenLegionError } from '@openlegion/protocol';
+import { parseAnswer } from '@openlegion/infra/http';
+import {
+  INSTRUCTION_FILES,
+  type InstructionFile,
+  instructionsStoredAnswerSchema,
+  OpenLegionError,
+} from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { connectToHost, errorFromResponse } from '../host-connection.js';
@@ -54,7 +60,7 @@ export function registerInstructionsCommand(program: Command, kit: CommandKit): 
           body: text,
         });
         if (!response.ok) throw await errorFromResponse(response);
-        const stored = (await response.json()) as { bytes: number; version: number };
+        const stored = parseAnswer(instructionsStoredAnswerSchema, await response.json(), `PUT ${route}`);
         kit.output.err(`${file} of ${agent} stored (${stored.bytes} bytes, version ${stored.version})\n`);
         return 0;
       })(),

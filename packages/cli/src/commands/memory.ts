@@ -1,8 +1,20 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { OpenLegionError } from '@openlegion/protocol';
+import {
+  memoryDoctorAnswerSchema,
+  memoryItemsAnswerSchema,
+  memorySearchAnswerSchema,
+  memoryStatsAnswerSchema,
+  OpenLegionError,
+} from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
-import { connectToHost, errorFromResponse, type HostConnection } from '../host-connection.js';
+import {
+  connectToHost,
+  errorFromResponse,
+  type HostConnection,
+  requestDone,
+  requestJson,
+} from '../host-connection.js';
 
 /**
  * `openlegion memory <agent> search|list|stats|delete|export|import|doctor`: an agent's long-term
@@ -78,11 +90,7 @@ const ACTIONS: Record<string, (call: MemoryCall) => Promise<number>> = {
         'search needs a query: openlegion memory AGENT search WORDS',
       );
     const body = { query: args.join(' '), limit: Number(options.limit), hierarchical: !options.flat };
-    const found = (await json(await host.request('POST', route('search'), body))) as {
-      hits: Array<{ score: number; item: { id: number; category: string; abstract: string } }>;
-      mode: string;
-      strategy: string;
-    };
+    const found = await requestJson(host, 'POST', route('search'), memorySearchAnswerSchema, body);
     for (const { score, item } of found.hits)
       kit.output.out(`#${item.id}  ${score.toFixed(3)}  [${item.category}]  ${item.abstract}\n`);
     kit.output.out(
@@ -94,22 +102,20 @@ const ACTIONS: Record<string, (call: MemoryCall) => Promise<number>> = {
     const query = new URLSearchParams({ limit: options.limit });
     if (options.scope) query.set('scope', options.scope);
     if (options.category) query.set('category', options.category);
-    const { items } = (await json(await host.request('GET', route(`items?${query}`)))) as {
-      items: Array<{ id: number; category: string; scope: string; abstract: string }>;
-    };
+    const { items } = await requestJson(host, 'GET', route(`items?${query}`), memoryItemsAnswerSchema);
     for (const item of items)
       kit.output.out(`#${item.id}  [${item.category}] ${item.scope}  ${item.abstract}\n`);
     if (items.length === 0) kit.output.out('no items\n');
     return 0;
   },
   async stats({ host, kit, route }) {
-    print(kit, await json(await host.request('GET', route('stats'))));
+    print(kit, await requestJson(host, 'GET', route('stats'), memoryStatsAnswerSchema));
     return 0;
   },
   async doctor({ host, kit, route }) {
-    const report = await json(await host.request('GET', route('doctor')));
+    const report = await requestJson(host, 'GET', route('doctor'), memoryDoctorAnswerSchema);
     print(kit, report);
-    return (report as { ok?: boolean }).ok === false ? 1 : 0;
+    return report.ok === false ? 1 : 0;
   },
   async delete({ host, kit, args, route }) {
     const id = args[0];
@@ -118,8 +124,7 @@ const ACTIONS: Record<string, (call: MemoryCall) => Promise<number>> = {
         'REQUEST_INVALID',
         'delete needs an item id: openlegion memory AGENT delete 42',
       );
-    const response = await host.request('DELETE', route(`items/${encodeURIComponent(id)}`));
-    if (!response.ok) throw await errorFromResponse(response);
+    await requestDone(host, 'DELETE', route(`items/${encodeURIComponent(id)}`));
     kit.output.out(`#${id} deleted\n`);
     return 0;
   },

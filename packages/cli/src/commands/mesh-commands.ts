@@ -1,3 +1,4 @@
+import { llmHealthAnswerSchema } from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { connectToHost, requestJson } from '../host-connection.js';
@@ -40,15 +41,8 @@ export function registerMeshCommands(program: Command, kit: CommandKit): void {
     .option('--json', 'print JSON')
     .action((options: { config: string; json?: boolean }) =>
       kit.run(async () => {
-        const health = (await requestJson(await connectToHost(options.config), 'GET', '/api/llm/health')) as {
-          fallback_strategy: string;
-          models: Array<{
-            model: string;
-            state: string;
-            cooldown_until: string | null;
-            last_failure: string | null;
-          }>;
-        };
+        const host = await connectToHost(options.config);
+        const health = await requestJson(host, 'GET', '/api/llm/health', llmHealthAnswerSchema);
         if (options.json) kit.output.out(`${JSON.stringify(health, null, 2)}\n`);
         else {
           kit.output.out(`fallback strategy: ${health.fallback_strategy}\n`);

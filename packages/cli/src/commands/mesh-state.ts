@@ -1,7 +1,13 @@
-import type { BlackboardEntry, CostsReport, TraceEvent, TraceSummary } from '@openlegion/protocol';
+import {
+  blackboardEntriesAnswerSchema,
+  blackboardEntryAnswerSchema,
+  costsAnswerSchema,
+  traceEventsAnswerSchema,
+  traceSummariesAnswerSchema,
+} from '@openlegion/protocol';
 import { InvalidArgumentError } from 'commander';
 import type { CliOutput } from '../cli-output.js';
-import { type HostConnection, requestJson } from '../host-connection.js';
+import { type HostConnection, requestDone, requestJson } from '../host-connection.js';
 
 const entryPath = (key: string) =>
   `/api/blackboard/entries/${key.split('/').map(encodeURIComponent).join('/')}`;
@@ -18,9 +24,12 @@ export async function showTraces(
   json = false,
 ): Promise<void> {
   if (id) {
-    const { events } = (await requestJson(host, 'GET', `/api/traces/${encodeURIComponent(id)}`)) as {
-      events: TraceEvent[];
-    };
+    const { events } = await requestJson(
+      host,
+      'GET',
+      `/api/traces/${encodeURIComponent(id)}`,
+      traceEventsAnswerSchema,
+    );
     if (json) return output.out(`${JSON.stringify(events, null, 2)}\n`);
     const first = events[0]?.at ?? 0;
     output.out(`trace ${id}: ${events.length} hops\n`);
@@ -30,7 +39,7 @@ export async function showTraces(
       );
     return;
   }
-  const { traces } = (await requestJson(host, 'GET', '/api/traces?limit=20')) as { traces: TraceSummary[] };
+  const { traces } = await requestJson(host, 'GET', '/api/traces?limit=20', traceSummariesAnswerSchema);
   if (json) return output.out(`${JSON.stringify(traces, null, 2)}\n`);
   if (traces.length === 0) return output.out('no traces yet\n');
   for (const trace of traces)
@@ -48,11 +57,12 @@ export async function blackboardAction(
   value?: string,
 ): Promise<void> {
   if (action === 'list') {
-    const { entries } = (await requestJson(
+    const { entries } = await requestJson(
       host,
       'GET',
       `/api/blackboard/entries?limit=200&prefix=${encodeURIComponent(key)}`,
-    )) as { entries: BlackboardEntry[] };
+      blackboardEntriesAnswerSchema,
+    );
     if (entries.length === 0) return output.out(`no entries${key ? ` under "${key}"` : ''}\n`);
     for (const entry of entries)
       output.out(`${entry.key}  v${entry.version}  ${entry.updated_by}  ${oneLine(entry.value)}\n`);
@@ -60,7 +70,7 @@ export async function blackboardAction(
   }
   if (!key) throw new InvalidArgumentError(`blackboard ${action} needs a KEY`);
   if (action === 'get') {
-    const { entry } = (await requestJson(host, 'GET', entryPath(key))) as { entry: BlackboardEntry };
+    const { entry } = await requestJson(host, 'GET', entryPath(key), blackboardEntryAnswerSchema);
     return output.out(
       `${JSON.stringify(entry.value, null, 2)}\n(v${entry.version} by ${entry.updated_by})\n`,
     );
@@ -73,13 +83,13 @@ export async function blackboardAction(
     } catch {
       parsed = value; // plain text is kept as a JSON string
     }
-    const { entry } = (await requestJson(host, 'PUT', entryPath(key), { value: parsed })) as {
-      entry: BlackboardEntry;
-    };
+    const { entry } = await requestJson(host, 'PUT', entryPath(key), blackboardEntryAnswerSchema, {
+      value: parsed,
+    });
     return output.out(`${entry.key}: v${entry.version}\n`);
   }
   if (action === 'rm') {
-    await requestJson(host, 'DELETE', entryPath(key));
+    await requestDone(host, 'DELETE', entryPath(key));
     return output.out(`${key}: deleted\n`);
   }
   throw new InvalidArgumentError(`unknown blackboard action "${action}" (list, get, set, rm)`);
@@ -93,7 +103,7 @@ export async function showCosts(
   json = false,
 ): Promise<void> {
   const query = agent ? `?agent=${encodeURIComponent(agent)}` : '';
-  const costs = (await requestJson(host, 'GET', `/api/costs${query}`)) as CostsReport;
+  const costs = await requestJson(host, 'GET', `/api/costs${query}`, costsAnswerSchema);
   if (json) return output.out(`${JSON.stringify(costs, null, 2)}\n`);
   const money = (value: number) => `$${value.toFixed(4)}`;
   for (const [label, rows] of [

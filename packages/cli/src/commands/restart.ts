@@ -1,4 +1,4 @@
-import type { AgentInfo } from '@openlegion/protocol';
+import { agentRestartAnswerSchema } from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { connectToHost, requestJson } from '../host-connection.js';
@@ -14,13 +14,12 @@ export function registerRestartCommand(program: Command, kit: CommandKit): void 
       kit.run(async () => {
         const host = await connectToHost(options.config);
         kit.output.out(`restarting ${agent}…\n`);
-        const answer = (await requestJson(
+        const answer = await requestJson(
           host,
           'POST',
           `/api/agents/${encodeURIComponent(agent)}/restart`,
-        )) as {
-          agent: AgentInfo | null;
-        };
+          agentRestartAnswerSchema,
+        );
         kit.output.out(`${agent}: ${answer.agent?.state ?? 'unknown'}\n`);
         return answer.agent?.state === 'ready' ? 0 : 1;
       })(),

@@ -1,13 +1,8 @@
 import { readChatEvents } from '@openlegion/infra/sse';
-import { chatEventError, OpenLegionError } from '@openlegion/protocol';
+import { chatEventError, type LaneMode, OpenLegionError } from '@openlegion/protocol';
 import { renderEvent } from '../chat-rendering.js';
 import type { CliOutput } from '../cli-output.js';
 import { errorFromResponse, type HostConnection } from '../host-connection.js';
-
-/** How a message meets the agent's running turn (see the host's lanes). */
-/** How a lane takes a message (see the lanes in docs/mesh.md). */
-export const LANE_MODES = ['followup', 'steer', 'collect', 'interrupt'] as const;
-export type LaneMode = (typeof LANE_MODES)[number];
 
 export interface SendResult {
   text: string;

@@ -1,6 +1,6 @@
 import { type MeshStatus, meshStatusSchema } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
-import { errorFromResponse, type HostConnection } from '../host-connection.js';
+import { type HostConnection, requestJson } from '../host-connection.js';
 
 /** What each lockdown state means to the operator. */
 const NETWORK_LINES: Record<NonNullable<MeshStatus['network']>, string> = {
@@ -11,9 +11,7 @@ const NETWORK_LINES: Record<NonNullable<MeshStatus['network']>, string> = {
 };
 
 export async function fetchStatus(host: HostConnection): Promise<MeshStatus> {
-  const response = await host.request('GET', '/api/status');
-  if (!response.ok) throw await errorFromResponse(response);
-  return meshStatusSchema.parse(await response.json());
+  return requestJson(host, 'GET', '/api/status', meshStatusSchema);
 }
 
 export function printStatus(status: MeshStatus, output: CliOutput): void {

@@ -1,7 +1,7 @@
 import { loadMeshConfig } from '@openlegion/host/config';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
-import { connectToHost, errorFromResponse, type HostConnection } from '../host-connection.js';
+import { connectToHost, type HostConnection, requestDone } from '../host-connection.js';
 import { AGENT_ENTRY } from '../workspace-paths.js';
 
 const STOP_WAIT_MS = 60_000;
@@ -12,17 +12,15 @@ const STOP_WAIT_MS = 60_000;
  */
 export async function stopMesh(configFile: string, output: CliOutput): Promise<number> {
   let host: HostConnection;
-  let response: Response;
   try {
     host = await connectToHost(configFile);
-    response = await host.request('POST', '/api/shutdown');
+    await requestDone(host, 'POST', '/api/shutdown');
   } catch (error) {
-    if (error instanceof OpenLegionError && error.code === 'MESH_NOT_RUNNING') {
+    if (isOpenLegionError(error) && error.code === 'MESH_NOT_RUNNING') {
       return await cleanUpAfterCrash(configFile, output);
     }
     throw error;
   }
-  if (!response.ok) throw await errorFromResponse(response);
   output.out(`stopping mesh ${host.mesh}…\n`);
   const deadline = Date.now() + STOP_WAIT_MS;
   while (Date.now() < deadline) {

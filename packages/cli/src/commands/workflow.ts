@@ -7,9 +7,9 @@ import {
 import {
   type WorkflowListing,
   type WorkflowRunView,
-  workflowListingSchema,
-  workflowRunSummarySchema,
-  workflowRunViewSchema,
+  workflowListingsAnswerSchema,
+  workflowRunAnswerSchema,
+  workflowRunsAnswerSchema,
 } from '@openlegion/protocol';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliOutput } from '../cli-output.js';
@@ -17,14 +17,15 @@ import type { CommandKit } from '../command-kit.js';
 import { connectToHost, type HostConnection, requestJson } from '../host-connection.js';
 import { drawRun } from './workflow-dag-text.js';
 
-/** The field of a host answer, checked against its protocol schema. */
-export function answer<T>(body: unknown, field: string, parse: (value: unknown) => T): T {
-  return parse(
-    typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[field] : undefined,
-  );
+/** A call answered with one workflow run (`{ run }`): the run. */
+export async function requestRun(
+  host: HostConnection,
+  method: 'GET' | 'POST',
+  route: string,
+  body?: unknown,
+): Promise<WorkflowRunView> {
+  return (await requestJson(host, method, route, workflowRunAnswerSchema, body)).run;
 }
-export const runOf = (body: unknown): WorkflowRunView =>
-  answer(body, 'run', (value) => workflowRunViewSchema.parse(value));
 
 /** `openlegion workflow validate|list|run|status|cancel|approve|reject`: DAG workflow files and their runs. */
 export function registerWorkflowCommands(program: Command, kit: CommandKit): void {
@@ -52,8 +53,13 @@ export function registerWorkflowCommands(program: Command, kit: CommandKit): voi
     .option('--json', 'print JSON')
     .action((options: { config: string; json?: boolean }) =>
       kit.run(async () => {
-        const body = await requestJson(await host(options.config), 'GET', '/api/workflows');
-        const workflows = answer(body, 'workflows', (value) => workflowListingSchema.array().parse(value));
+        const connection = await host(options.config);
+        const { workflows } = await requestJson(
+          connection,
+          'GET',
+          '/api/workflows',
+          workflowListingsAnswerSchema,
+        );
         if (options.json) json(workflows);
         else printListing(workflows, kit.output);
         return 0;
@@ -70,9 +76,7 @@ export function registerWorkflowCommands(program: Command, kit: CommandKit): voi
     .action((name: string, options: { config: string; input: Record<string, string>; json?: boolean }) =>
       kit.run(async () => {
         const route = `/api/workflows/${encodeURIComponent(name)}/runs`;
-        const run = runOf(
-          await requestJson(await host(options.config), 'POST', route, { inputs: options.input }),
-        );
+        const run = await requestRun(await host(options.config), 'POST', route, { inputs: options.input });
         if (options.json) json(run);
         else kit.output.out(`started ${run.id}\n${drawRun(run, Date.now())}`);
         return 0;
@@ -89,15 +93,17 @@ export function registerWorkflowCommands(program: Command, kit: CommandKit): voi
       kit.run(async () => {
         const connection = await host(options.config);
         if (runId) {
-          const run = runOf(
-            await requestJson(connection, 'GET', `/api/workflows/runs/${encodeURIComponent(runId)}`),
-          );
+          const run = await requestRun(connection, 'GET', `/api/workflows/runs/${encodeURIComponent(runId)}`);
           if (options.json) json(run);
           else kit.output.out(drawRun(run, Date.now()));
           return 0;
         }
-        const body = await requestJson(connection, 'GET', '/api/workflows/runs');
-        const runs = answer(body, 'runs', (value) => workflowRunSummarySchema.array().parse(value));
+        const { runs } = await requestJson(
+          connection,
+          'GET',
+          '/api/workflows/runs',
+          workflowRunsAnswerSchema,
+        );
         if (options.json) json(runs);
         else if (runs.length === 0) kit.output.out('no workflow runs yet\n');
         else
@@ -172,7 +178,7 @@ async function runAction(
   body: unknown,
   output: CliOutput,
 ): Promise<number> {
-  output.out(drawRun(runOf(await requestJson(await connection, 'POST', route, body)), Date.now()));
+  output.out(drawRun(await requestRun(await connection, 'POST', route, body), Date.now()));
   return 0;
 }
 

@@ -1,7 +1,8 @@
+import { cronJobsAnswerSchema, type LaneMode, laneItemsAnswerSchema } from '@openlegion/protocol';
 import { printError } from '../cli-output.js';
-import { type LaneMode, sendMessage } from '../commands/send.js';
+import { sendMessage } from '../commands/send.js';
 import { fetchStatus, printStatus } from '../commands/status.js';
-import { requestJson } from '../host-connection.js';
+import { requestDone, requestJson } from '../host-connection.js';
 import { conversationOf, knownAgent, type ReplSession } from './repl-session.js';
 
 /** One slash command of the REPL. */
@@ -105,7 +106,7 @@ export const REPL_COMMANDS: ReplCommand[] = [
     async run(session, args) {
       const agent = knownAgent(session, args.trim() || session.current);
       if (!agent) return;
-      await requestJson(session.host, 'POST', `/api/agents/${encodeURIComponent(agent)}/interrupt`);
+      await requestDone(session.host, 'POST', `/api/agents/${encodeURIComponent(agent)}/interrupt`);
       session.output.out(`${agent}: interrupted\n`);
     },
   },
@@ -133,13 +134,12 @@ export const REPL_COMMANDS: ReplCommand[] = [
     description: "an agent's lane: what runs and what waits",
     async run(session, args) {
       const agent = args.trim() || session.current;
-      const { items } = (await requestJson(
+      const { items } = await requestJson(
         session.host,
         'GET',
         `/api/lanes?agent=${encodeURIComponent(agent)}&limit=20`,
-      )) as {
-        items: Array<{ id: number; state: string; mode: string; source: string; message: string }>;
-      };
+        laneItemsAnswerSchema,
+      );
       if (items.length === 0) session.output.out(`${agent}: nothing queued or recent\n`);
       for (const item of items) {
         session.output.out(
@@ -155,16 +155,14 @@ export const REPL_COMMANDS: ReplCommand[] = [
     async run(session, args) {
       const [action = 'list', id = ''] = args.trim().split(/\s+/);
       if (action === 'list') {
-        const { jobs } = (await requestJson(session.host, 'GET', '/api/cron')) as {
-          jobs: Array<{ id: string; schedule: string; paused: boolean; lastResult: string | null }>;
-        };
+        const { jobs } = await requestJson(session.host, 'GET', '/api/cron', cronJobsAnswerSchema);
         for (const job of jobs)
           session.output.out(
             `${job.id}  "${job.schedule}"${job.paused ? ' [paused]' : ''}  ${job.lastResult ?? ''}\n`,
           );
         if (jobs.length === 0) session.output.out('no cron jobs\n');
       } else if (['pause', 'resume', 'run'].includes(action) && id) {
-        await requestJson(session.host, 'POST', `/api/cron/${encodeURIComponent(id)}/${action}`);
+        await requestDone(session.host, 'POST', `/api/cron/${encodeURIComponent(id)}/${action}`);
         session.output.out(`${id}: ${action} done\n`);
       } else session.output.err('usage: /cron list|pause ID|resume ID|run ID\n');
     },
@@ -183,7 +181,7 @@ export const REPL_COMMANDS: ReplCommand[] = [
       const agent = knownAgent(session, args.trim());
       if (!agent) return;
       session.output.out(`restarting ${agent}…\n`);
-      await requestJson(session.host, 'POST', `/api/agents/${encodeURIComponent(agent)}/restart`);
+      await requestDone(session.host, 'POST', `/api/agents/${encodeURIComponent(agent)}/restart`);
       await refreshAgents(session);
       session.output.out(
         `${agent}: ${session.agents.find((info) => info.name === agent)?.state ?? 'unknown'}\n`,

@@ -1,6 +1,11 @@
-import { type PendingApproval, pendingApprovalSchema, workflowListingSchema } from '@openlegion/protocol';
+import {
+  type PendingApproval,
+  pendingApprovalsAnswerSchema,
+  workflowListingsAnswerSchema,
+  workflowRunsAnswerSchema,
+} from '@openlegion/protocol';
 import { blackboardAction, showCosts, showTraces } from '../commands/mesh-state.js';
-import { answer, collectInput, printListing, runOf } from '../commands/workflow.js';
+import { collectInput, printListing, requestRun } from '../commands/workflow.js';
 import { drawRun } from '../commands/workflow-dag-text.js';
 import { requestJson } from '../host-connection.js';
 import type { ReplCommand } from './repl-commands.js';
@@ -10,8 +15,8 @@ const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
 const runPath = (run: string) => `/api/workflows/runs/${encodeURIComponent(run)}`;
 
 async function pendingApprovals(session: ReplSession): Promise<PendingApproval[]> {
-  const body = await requestJson(session.host, 'GET', '/api/workflows/approvals');
-  return answer(body, 'approvals', (value) => pendingApprovalSchema.array().parse(value));
+  return (await requestJson(session.host, 'GET', '/api/workflows/approvals', pendingApprovalsAnswerSchema))
+    .approvals;
 }
 
 function printApproval(session: ReplSession, { run, workflow, step }: PendingApproval): void {
@@ -50,7 +55,7 @@ function decision(name: 'approve' | 'reject'): ReplCommand {
       if (!run || !step) return session.output.err(`usage: /${name} RUN STEP\n`);
       const body = note.length > 0 ? { note: note.join(' ') } : {};
       const route = `${runPath(run)}/steps/${encodeURIComponent(step)}/${name}`;
-      session.output.out(drawRun(runOf(await requestJson(session.host, 'POST', route, body)), Date.now()));
+      session.output.out(drawRun(await requestRun(session.host, 'POST', route, body), Date.now()));
     },
   };
 }
@@ -65,32 +70,25 @@ export const MESH_REPL_COMMANDS: ReplCommand[] = [
       const [action = 'list', target, ...rest] = words(args);
       const { host, output } = session;
       if (action === 'list') {
-        const body = await requestJson(host, 'GET', '/api/workflows');
-        return printListing(
-          answer(body, 'workflows', (value) => workflowListingSchema.array().parse(value)),
-          output,
-        );
+        const { workflows } = await requestJson(host, 'GET', '/api/workflows', workflowListingsAnswerSchema);
+        return printListing(workflows, output);
       }
       if (action === 'run' && target) {
         const inputs = rest.reduce((all: Record<string, string>, pair) => collectInput(pair, all), {});
         const route = `/api/workflows/${encodeURIComponent(target)}/runs`;
-        const run = runOf(await requestJson(host, 'POST', route, { inputs }));
+        const run = await requestRun(host, 'POST', route, { inputs });
         return output.out(`started ${run.id}\n${drawRun(run, Date.now())}`);
       }
       if (action === 'status' && target)
-        return output.out(drawRun(runOf(await requestJson(host, 'GET', runPath(target))), Date.now()));
+        return output.out(drawRun(await requestRun(host, 'GET', runPath(target)), Date.now()));
       if (action === 'status') {
-        const body = (await requestJson(host, 'GET', '/api/workflows/runs?limit=10')) as {
-          runs: Array<{ id: string; workflow: string; state: string }>;
-        };
+        const body = await requestJson(host, 'GET', '/api/workflows/runs?limit=10', workflowRunsAnswerSchema);
         if (body.runs.length === 0) return output.out('no workflow runs yet\n');
         for (const run of body.runs) output.out(`${run.id}  ${run.workflow}  ${run.state}\n`);
         return;
       }
       if (action === 'cancel' && target)
-        return output.out(
-          drawRun(runOf(await requestJson(host, 'POST', `${runPath(target)}/cancel`)), Date.now()),
-        );
+        return output.out(drawRun(await requestRun(host, 'POST', `${runPath(target)}/cancel`), Date.now()));
       output.err('usage: /workflow list|run NAME [k=v…]|status [RUN]|cancel RUN\n');
     },
   },

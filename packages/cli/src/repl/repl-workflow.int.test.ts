@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { createJsonClient } from '@openlegion/infra/http';
 import type { MeshStatus, PendingApproval, WorkflowRunView } from '@openlegion/protocol';
 import { readyAgentInfo } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +87,7 @@ describe('REPL workflow approvals', () => {
             ? {}
             : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
         }),
+      client: createJsonClient({ baseUrl: url, token: 'unused' }),
     };
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));

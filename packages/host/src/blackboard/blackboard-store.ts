@@ -2,6 +2,7 @@ import { type Database, GroupCommit, transaction } from '@openlegion/infra/sqlit
 import {
   type BlackboardChange,
   type BlackboardEntry,
+  isOpenLegionError,
   type MeshConfig,
   OpenLegionError,
 } from '@openlegion/protocol';
@@ -238,7 +239,7 @@ export class BlackboardStore {
     try {
       return await this.#commits.submit(work);
     } catch (error) {
-      if (!(error instanceof OpenLegionError)) this.#usage.recount();
+      if (!isOpenLegionError(error)) this.#usage.recount();
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
@@ -98,7 +98,7 @@ export function credentialsFeature(options: { egress: EgressDecider }): HostFeat
           readBytes: MAX_RESPONSE_BYTES + scrubber.lookaheadBytes,
         }).catch((error: unknown) => {
           // Scrubbed in case a failure quotes the request; the cause stays out for the same reason.
-          throw error instanceof OpenLegionError
+          throw isOpenLegionError(error)
             ? new OpenLegionError(error.code, scrubber.scrubText(error.message), { details: error.details })
             : error;
         });

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 
 export interface OutboundAnswer {
   status: number;
@@ -93,9 +93,7 @@ export function outboundRequest(options: {
       return;
     }
     request.on('error', (error) =>
-      settle(() =>
-        reject(error instanceof OpenLegionError ? error : failed(`failed: ${error.message}`, error)),
-      ),
+      settle(() => reject(isOpenLegionError(error) ? error : failed(`failed: ${error.message}`, error))),
     );
     request.end(options.body);
   });

@@ -17,7 +17,7 @@ export interface EgressDecision {
   reason?: string;
   /** The request itself is malformed (a bad host or port): answer 400, not 403. */
   invalid?: boolean;
-  /** The `x-trace-id` the request carried, so the decision shows in that trace. */
+  /** The trace header (`x-trace-id`) the request carried, so the decision shows in that trace. */
   traceId?: string;
 }
 

@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { TRACE_HEADER } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import { type EgressDecision, EgressPolicy, type Resolver } from './egress-policy.js';
 import { badPortProblem, type EgressTarget, parseConnectAuthority, parsePort } from './egress-target.js';
@@ -143,7 +144,7 @@ export class EgressProxy {
   }
 
   #record(decision: EgressDecision, method: string, req: IncomingMessage): void {
-    const traceId = req.headers['x-trace-id'];
+    const traceId = req.headers[TRACE_HEADER];
     if (typeof traceId === 'string' && /^[\w.:@-]{1,100}$/.test(traceId)) decision.traceId = traceId;
     this.#deps.logger.info({ ...decision, method }, decision.allowed ? 'egress allowed' : 'egress refused');
     this.#deps.onDecision?.(decision);

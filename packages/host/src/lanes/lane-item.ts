@@ -1,6 +1,7 @@
-/** How a new message meets the agent's running turn and its queue. */
-export const LANE_MODES = ['followup', 'steer', 'collect', 'interrupt'] as const;
-export type LaneMode = (typeof LANE_MODES)[number];
+import type { LaneMode } from '@openlegion/protocol';
+
+// The modes are the operator API's (the CLI offers them); the host's folders keep importing them here.
+export { LANE_MODES, type LaneMode } from '@openlegion/protocol';
 
 /** Where work came from, so its result goes back there. */
 export const LANE_SOURCES = ['cli', 'channel', 'cron', 'workflow', 'agent', 'pubsub'] as const;

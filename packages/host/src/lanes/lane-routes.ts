@@ -1,11 +1,13 @@
 import { parseRequest } from '@openlegion/infra/http';
 import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
-import { type ChatEvent, chatRequestSchema, OpenLegionError } from '@openlegion/protocol';
+import { type ChatEvent, chatRequestSchema, OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { LANE_MODES } from './lane-item.js';
 import type { Lanes } from './lanes.js';
 
+/** The trace header older CLIs sent to the operator chat route (see the chat route). */
+const LEGACY_TRACE_HEADER = 'x-openlegion-trace';
 const agentParams = z.object({ agent: z.string().min(1) });
 const itemParams = z.object({ id: z.coerce.number().int().positive() });
 const operatorChatSchema = chatRequestSchema.extend({ mode: z.enum(LANE_MODES).default('followup') });
@@ -31,7 +33,12 @@ export function registerLaneRoutes(app: FastifyInstance, lanes: Lanes): void {
       conversationId: body.conversation_id,
       source: 'cli',
       ...optional('idempotencyKey', header(request, 'idempotency-key')),
-      ...optional('traceId', body.trace_id ?? header(request, 'x-openlegion-trace')),
+      // `x-openlegion-trace` is what CLIs before the one trace header sent: accepted for one more
+      // version so an older CLI still links its trace; drop it in the release after.
+      ...optional(
+        'traceId',
+        body.trace_id ?? header(request, TRACE_HEADER) ?? header(request, LEGACY_TRACE_HEADER),
+      ),
     });
     const events = lanes.follow(item);
     // Wait for the first event: a failure before any still answers with its own status.

@@ -1,5 +1,5 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { agentMessageSchema, chatEventError, OpenLegionError } from '@openlegion/protocol';
+import { agentMessageSchema, chatEventError, OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { requireAgent } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
@@ -35,7 +35,7 @@ function registerMessageRoutes(app: FastifyInstance, context: FeatureContext, la
     const from = requireAgent(request);
     const body = parseRequest(agentMessageSchema, request.body);
     permissions.require(from, 'message', body.to);
-    const traceHeader = request.headers['x-trace-id'];
+    const traceHeader = request.headers[TRACE_HEADER];
     const { item } = await lanes.enqueue({
       agent: body.to,
       message: peerMessage(from, body.message),

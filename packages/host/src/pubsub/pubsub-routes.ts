@@ -8,6 +8,7 @@ import {
   publishRequestSchema,
   pubsubEventsQuerySchema,
   subscribeRequestSchema,
+  TRACE_HEADER,
 } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -148,8 +149,8 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
   }));
 }
 
-/** The trace id a caller passes along (`x-trace-id`), when it is a sane one. */
+/** The trace id a caller passes along ({@link TRACE_HEADER}), when it is a sane one. */
 function traceIdOf(headers: Record<string, string | string[] | undefined>): string | null {
-  const value = headers['x-trace-id'];
+  const value = headers[TRACE_HEADER];
   return typeof value === 'string' && /^[\w.:-]{1,100}$/.test(value) ? value : null;
 }

@@ -1,6 +1,6 @@
 import type { Timer } from '@openlegion/infra/clock';
 import { parseRequest } from '@openlegion/infra/http';
-import { OpenLegionError } from '@openlegion/protocol';
+import { OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { HostFeature } from '../features/index.js';
@@ -10,8 +10,6 @@ import { TRACE_MIGRATIONS, type TraceEvent, TraceLog } from './trace-log.js';
 /** How long traces are kept. */
 const KEEP_MS = 7 * 24 * 3_600_000;
 const PRUNE_INTERVAL_MS = 60 * 60_000;
-/** The header that carries a trace id from hop to hop. */
-export const TRACE_HEADER = 'x-trace-id';
 const TRACE_ID = /^[\w.:@-]{1,100}$/;
 
 export interface TracesFeature extends HostFeature {

@@ -1,4 +1,4 @@
-import { formatSseEvent } from '@openlegion/protocol';
+import { formatSseEvent, TRACE_HEADER } from '@openlegion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
@@ -72,5 +72,27 @@ describe('traces', () => {
     expect(recent.json().traces[0]).toMatchObject({ trace_id: 'trace-abc', hops: 4, entry: 'lane.queued' });
     const missing = await host.app.inject({ url: '/api/traces/nope', headers: host.operatorAuth });
     expect(missing.statusCode).toBe(404);
+  });
+
+  it('takes the trace of an operator chat from the one trace header', async () => {
+    const chat = await host.app.inject({
+      method: 'POST',
+      url: '/api/agents/writer/chat',
+      headers: { ...host.operatorAuth, [TRACE_HEADER]: 'trace-cli-1' },
+      payload: { message: 'hello' },
+    });
+    expect(chat.statusCode).toBe(200);
+    expect(traceIdsSeen.at(-1)).toBe('trace-cli-1');
+  });
+
+  it('still takes it from x-openlegion-trace, the header older CLIs sent', async () => {
+    const chat = await host.app.inject({
+      method: 'POST',
+      url: '/api/agents/writer/chat',
+      headers: { ...host.operatorAuth, 'x-openlegion-trace': 'trace-old-cli' },
+      payload: { message: 'hello' },
+    });
+    expect(chat.statusCode).toBe(200);
+    expect(traceIdsSeen.at(-1)).toBe('trace-old-cli');
   });
 });

@@ -1,4 +1,4 @@
-import { errorBody, OpenLegionError } from '@openlegion/protocol';
+import { errorBody, isOpenLegionError, type OpenLegionError } from '@openlegion/protocol';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -12,7 +12,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { logName?:
     reply.code(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url}`));
   });
   app.setErrorHandler((error: FastifyError | OpenLegionError, request, reply) => {
-    if (error instanceof OpenLegionError) {
+    if (isOpenLegionError(error)) {
       request.log.debug({ code: error.code, err: error.message }, 'request refused');
       return reply.code(error.status).send(error.toJSON());
     }

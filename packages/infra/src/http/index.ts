@@ -2,4 +2,13 @@ export { digestMatches, generateToken, parseBearer, TOKEN_BYTES, tokenDigest } f
 export { errorFromBody } from './error-from-body.js';
 export { refuseFrameworkError, registerErrorHandling } from './error-handling.js';
 export { findFreePort } from './free-port.js';
+export {
+  type AnswerSchema,
+  createJsonClient,
+  type JsonAnswer,
+  type JsonClient,
+  type JsonClientOptions,
+  type JsonRequest,
+  parseAnswer,
+} from './json-client.js';
 export { parseRequest } from './parse-request.js';

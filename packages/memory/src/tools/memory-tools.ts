@@ -1,4 +1,4 @@
-import { type AgentTool, OpenLegionError, textResult } from '@openlegion/protocol';
+import { type AgentTool, isOpenLegionError, textResult } from '@openlegion/protocol';
 import { z } from 'zod';
 import type { MemoryEngine } from '../memory-engine.js';
 import { MAX_QUERY_CHARS } from '../retrieval/retrieval-config.js';
@@ -106,7 +106,7 @@ async function asToolResult(work: () => Promise<string>) {
   try {
     return textResult(await work());
   } catch (error) {
-    if (error instanceof OpenLegionError) return textResult(`${error.code}: ${error.message}`, true);
+    if (isOpenLegionError(error)) return textResult(`${error.code}: ${error.message}`, true);
     throw error;
   }
 }

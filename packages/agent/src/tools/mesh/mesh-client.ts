@@ -1,7 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { errorFromBody } from '@openlegion/infra/http';
-import { OpenLegionError } from '@openlegion/protocol';
+import { createJsonClient } from '@openlegion/infra/http';
+import { TRACE_HEADER } from '@openlegion/protocol';
 
 /** Per-call limit when the caller gives none: the host answers these from memory or its database. */
 const MESH_CALL_TIMEOUT_MS = 30_000;
@@ -11,7 +9,7 @@ export interface MeshClientOptions {
   meshUrl: string;
   /** The agent's bearer token (`MESH_TOKEN`). */
   token: string;
-  /** The trace the current turn runs under, sent as `x-trace-id` so the host links the calls. */
+  /** The trace the current turn runs under, sent as {@link TRACE_HEADER} so the host links the calls. */
   traceId?: () => string | undefined;
 }
 
@@ -35,77 +33,25 @@ export interface MeshClient {
   call(call: MeshCall): Promise<unknown>;
 }
 
-/** A {@link MeshClient} over node:http(s): no retries, since tool calls are the model's to repeat. */
+/** A {@link MeshClient} over infra's JSON client: no retries, since tool calls are the model's to repeat. */
 export function createMeshClient(options: MeshClientOptions): MeshClient {
-  const base = options.meshUrl.replace(/\/+$/, '');
+  const client = createJsonClient({
+    baseUrl: options.meshUrl,
+    token: options.token,
+    timeoutMs: MESH_CALL_TIMEOUT_MS,
+  });
   return {
-    async call({ method, path, body, signal, timeoutMs = MESH_CALL_TIMEOUT_MS, traceId: callTrace }) {
-      const target = `${method} ${path}`;
+    async call({ method, path, body, signal, timeoutMs, traceId: callTrace }) {
       const traceId = callTrace ?? options.traceId?.();
-      const headers: Record<string, string> = {
-        authorization: `Bearer ${options.token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(traceId ? { 'x-trace-id': traceId } : {}),
-      };
-      let answer: { status: number; text: string };
-      try {
-        answer = await send(
-          `${base}${path}`,
-          method,
-          headers,
-          body === undefined ? undefined : JSON.stringify(body),
-          timeoutMs,
-          signal,
-        );
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new OpenLegionError('MESH_NOT_RUNNING', `${target}: host unreachable (${reason})`, {
-          cause: error,
-        });
-      }
-      if (answer.status >= 200 && answer.status < 300)
-        return answer.text === '' ? undefined : parseJson(answer.text);
-      throw errorFromBody(
-        answer.status,
-        answer.text,
-        (status, text) => new OpenLegionError('INTERNAL', `${target}: ${status} ${text.slice(0, 200)}`),
-      );
+      const answer = await client.send({
+        method,
+        path,
+        body,
+        headers: { [TRACE_HEADER]: traceId },
+        signal,
+        timeoutMs,
+      });
+      return answer.json;
     },
   };
-}
-
-function send(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<{ status: number; text: string }> {
-  const requestFn = url.startsWith('https:') ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const request = requestFn(url, { method, headers, ...(signal ? { signal } : {}) }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-      );
-      response.on('error', reject);
-    });
-    request.setTimeout(timeoutMs, () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new OpenLegionError(
-      'INTERNAL',
-      `the host answered something that is not JSON: ${text.slice(0, 100)}`,
-    );
-  }
 }

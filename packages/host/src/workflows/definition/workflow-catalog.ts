@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { OpenLegionError, type WorkflowListing } from '@openlegion/protocol';
+import { isOpenLegionError, OpenLegionError, type WorkflowListing } from '@openlegion/protocol';
 import { formatConfigProblem } from '../../config/yaml-source.js';
 import { type LoadedWorkflow, loadWorkflowFile, workflowProblems } from './workflow-file.js';
 
@@ -92,7 +92,7 @@ export class WorkflowCatalog {
         try {
           return { file, loaded: await loadWorkflowFile(file, this.#agents) };
         } catch (error) {
-          if (error instanceof OpenLegionError) return { file, error };
+          if (isOpenLegionError(error)) return { file, error };
           throw error;
         }
       }),

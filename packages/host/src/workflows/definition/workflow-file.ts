@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import {
   deepFreeze,
+  isOpenLegionError,
   OpenLegionError,
   type WorkflowDefinition,
   workflowFileSchema,
@@ -48,7 +49,7 @@ export async function loadWorkflowFile(file: string, agents: readonly string[]):
       await handle.close();
     }
   } catch (cause) {
-    if (cause instanceof OpenLegionError) throw cause;
+    if (isOpenLegionError(cause)) throw cause;
     throw new OpenLegionError('WORKFLOW_UNKNOWN', `cannot read ${file}: ${(cause as Error).message}`, {
       cause,
     });
@@ -64,7 +65,7 @@ export function parseWorkflowFile(text: string, file: string, agents: readonly s
   try {
     return validatedWorkflow(text, file, agents);
   } catch (error) {
-    if (error instanceof OpenLegionError) throw error;
+    if (isOpenLegionError(error)) throw error;
     throw workflowError(
       file,
       [fileProblem(file, `cannot read the workflow: ${(error as Error).message}`)],
@@ -97,7 +98,7 @@ function validatedWorkflow(text: string, file: string, agents: readonly string[]
 
 /** The located problems of a WORKFLOW_INVALID error, or undefined for any other error. */
 export function workflowProblems(error: unknown): ConfigProblem[] | undefined {
-  if (!(error instanceof OpenLegionError) || error.code !== 'WORKFLOW_INVALID') return undefined;
+  if (!isOpenLegionError(error) || error.code !== 'WORKFLOW_INVALID') return undefined;
   return (error.details as { problems: ConfigProblem[] }).problems;
 }
 

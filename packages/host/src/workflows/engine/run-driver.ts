@@ -1,4 +1,4 @@
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 import { ExpressionError, evaluateExpression, isTruthy } from '../expression/index.js';
 import type { StepRecord } from '../store/workflow-records.js';
 import type { EngineDeps, RunTimers } from './engine-deps.js';
@@ -138,7 +138,7 @@ export class RunDriver {
 }
 
 function expressionFailure(stepId: string, field: string, error: unknown): OpenLegionError {
-  if (!(error instanceof ExpressionError) && !(error instanceof OpenLegionError)) throw error;
+  if (!(error instanceof ExpressionError) && !isOpenLegionError(error)) throw error;
   return new OpenLegionError('WORKFLOW_EXPRESSION_FAILED', `step ${stepId} ${field}: ${error.message}`, {
     cause: error,
   });

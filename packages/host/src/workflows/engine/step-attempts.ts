@@ -1,4 +1,10 @@
-import { isErrorCode, OpenLegionError, stepFallback, stepRetries } from '@openlegion/protocol';
+import {
+  isErrorCode,
+  isOpenLegionError,
+  OpenLegionError,
+  stepFallback,
+  stepRetries,
+} from '@openlegion/protocol';
 import type { LaneItem } from '../../lanes/index.js';
 import { ExpressionError, renderTemplate } from '../expression/index.js';
 import { rowKey, STEP_ROW, type StepRecord } from '../store/workflow-records.js';
@@ -229,7 +235,7 @@ export class StepAttempts {
 }
 
 function asError(error: unknown): OpenLegionError {
-  if (error instanceof OpenLegionError) return error;
+  if (isOpenLegionError(error)) return error;
   return new OpenLegionError('INTERNAL', `handing a step to its lane failed: ${String(error)}`, {
     cause: error,
   });

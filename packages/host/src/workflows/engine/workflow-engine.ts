@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Timer } from '@openlegion/infra/clock';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 import type { LaneItem } from '../../lanes/index.js';
 import type { LoadedWorkflow } from '../definition/workflow-file.js';
 import {
@@ -221,7 +221,7 @@ export class WorkflowEngine {
     active.chain = result
       .catch((error: unknown) => {
         // An OpenLegionError went to the caller (an operator call refused); anything else is a fault.
-        if (!(error instanceof OpenLegionError))
+        if (!isOpenLegionError(error))
           this.#deps.logger.error(
             { err: error, run: active.state.run.id },
             'workflow run work failed unexpectedly',
@@ -271,7 +271,7 @@ export class WorkflowEngine {
           await action();
           await this.#driver.advance(state);
         }).catch((error: unknown) => {
-          if (error instanceof OpenLegionError)
+          if (isOpenLegionError(error))
             this.#deps.logger.error({ err: error, run: state.run.id, timer: name }, 'workflow timer failed');
         });
       },
