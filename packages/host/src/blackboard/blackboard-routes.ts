@@ -1,6 +1,7 @@
 import { parseRequest } from '@openlegion/infra/http';
 import { encodeSseFrame } from '@openlegion/infra/sse';
 import {
+  type BlackboardChange,
   blackboardKeySchema,
   blackboardPutSchema,
   blackboardWatchQuerySchema,
@@ -122,9 +123,19 @@ function register(
     stream.send(': watching\n\n');
     const stop = deps.watchers().add((change) => {
       // Permission first: the agent's own pattern only ever runs on keys it may read.
-      if (reader.mayRead(who, change.key) && matches(change.key))
-        stream.send(encodeSseFrame({ event: change.kind, data: JSON.stringify(change) }));
+      if (reader.mayRead(who, change.key) && matches(change.key)) stream.send(frameOf(change));
     });
     endWithHost(stream, deps.stopping, stop);
   });
+}
+
+/** Each change's frame, written once however many watchers it reaches (a 64 KiB value is not copied per stream). */
+const frames = new WeakMap<BlackboardChange, string>();
+function frameOf(change: BlackboardChange): string {
+  let frame = frames.get(change);
+  if (frame === undefined) {
+    frame = encodeSseFrame({ event: change.kind, data: JSON.stringify(change) });
+    frames.set(change, frame);
+  }
+  return frame;
 }
