@@ -32,9 +32,9 @@ export {
   ProcessRuntime,
   probeDockerEngine,
   type RunningAgent,
+  removeCrashLeftovers,
   type StartProgress,
 } from './fleet/index.js';
-export { removeCrashLeftovers } from './fleet/runtime-factory.js';
 export {
   type AgentClient,
   createAgentClient,
@@ -64,8 +64,8 @@ export {
   buildHostApp,
   type HostAppOptions,
   type HostRoute,
-} from './server/build-host-app.js';
-export { installProcessGuard } from './server/process-guard.js';
+  installProcessGuard,
+} from './server/index.js';
 export { type TracesFeature, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';

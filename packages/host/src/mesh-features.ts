@@ -11,7 +11,7 @@ import type { FleetFeature } from './fleet/index.js';
 import { healthFeature } from './health/index.js';
 import { instructionsFeature } from './instructions/index.js';
 import { createAgentClient, type Lanes, lanesFeature } from './lanes/index.js';
-import { llmFeature } from './llm/llm-feature.js';
+import { llmFeature } from './llm/index.js';
 import { messagesFeature } from './messages/index.js';
 import { OperatorNotices, operatorFeature } from './operator/index.js';
 import { type PubsubFeature, pubsubFeature, topicMatcher } from './pubsub/index.js';

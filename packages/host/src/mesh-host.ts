@@ -1,7 +1,6 @@
 import { systemClock } from '@openlegion/infra/clock';
 import type { MeshStatus } from '@openlegion/protocol';
-import { loadOrCreateOperatorToken } from './auth/operator-token.js';
-import { TokenRegistry } from './auth/token-registry.js';
+import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
 import {
   type FeatureContext,
   FeatureLifecycle,
@@ -14,8 +13,7 @@ import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
-import { buildHostApp, type HostRoute } from './server/build-host-app.js';
-import { DeferredListener } from './server/deferred-listener.js';
+import { buildHostApp, DeferredListener, type HostRoute } from './server/index.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
 

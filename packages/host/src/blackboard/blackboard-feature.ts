@@ -1,7 +1,7 @@
 import type { Timer } from '@openlegion/infra/clock';
 import type { HostFeature } from '../features/index.js';
 import { MeshPermissions } from '../permissions/index.js';
-import { streamSlotsOf } from '../server/agent-slots.js';
+import { streamSlotsOf } from '../server/index.js';
 import { BLACKBOARD_MIGRATIONS } from './blackboard-migrations.js';
 import { registerBlackboardRoutes } from './blackboard-routes.js';
 import { BlackboardStore } from './blackboard-store.js';

@@ -11,8 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
-import type { AgentSlots } from '../server/agent-slots.js';
-import { endWithHost, openHostStream } from '../server/host-stream.js';
+import { type AgentSlots, endWithHost, openHostStream } from '../server/index.js';
 import type { BlackboardStore } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 

@@ -1,10 +1,10 @@
 import { OpenLegionError } from '@openlegion/protocol';
+import { firstRun, parseSchedule } from '../config/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import type { Lanes } from '../lanes/index.js';
 import { CRON_MIGRATIONS, type CronJob, CronRepository } from './cron-repository.js';
 import { registerCronRoutes } from './cron-routes.js';
 import { CronScheduler } from './cron-scheduler.js';
-import { firstRun, parseSchedule } from './schedule.js';
 
 /** The job id of the `index`th cron entry of an agent in mesh.yaml. */
 export const configJobId = (agent: string, index: number) => `${agent}#${index}`;

@@ -1,4 +1,4 @@
-export type { AgentChatDeps } from './agent-chat.js';
+export { type AgentChatDeps, reachableAgent } from './agent-chat.js';
 export { type AgentClient, createAgentClient } from './agent-client.js';
 export { LaneDispatcher, type LaneItemEvent } from './lane-dispatcher.js';
 export {

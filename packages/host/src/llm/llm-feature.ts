@@ -1,6 +1,6 @@
 import type { CostMeter } from '../costs/index.js';
 import type { HostFeature } from '../features/index.js';
-import { llmCallSlotsOf } from '../server/agent-slots.js';
+import { llmCallSlotsOf } from '../server/index.js';
 import { createLlmProxy, type LlmProxy } from './llm-proxy.js';
 import { registerLlmRoutes } from './llm-routes.js';
 

@@ -3,9 +3,8 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { type InstructionsFeature, instructionFileOf } from '../instructions/index.js';
-import { type AgentChatDeps, reachableAgent } from '../lanes/agent-chat.js';
-import { abortOnClientClose } from '../server/client-abort.js';
-import { sendUpstream } from '../server/upstream-reply.js';
+import { type AgentChatDeps, reachableAgent } from '../lanes/index.js';
+import { abortOnClientClose, sendUpstream } from '../server/index.js';
 
 /** The agent routes the operator reaches through the host (the host holds the agent's token). */
 export const FORWARDED_AGENT_ROUTES = ['memory', 'workspace'] as const;

@@ -1,5 +1,5 @@
 import type { HostFeature } from '../features/index.js';
-import type { AgentChatDeps } from '../lanes/agent-chat.js';
+import type { AgentChatDeps } from '../lanes/index.js';
 import { type AgentInstructionAccess, registerAgentForwarding } from './agent-forward.js';
 import { type OperatorRouteDeps, registerOperatorRoutes } from './operator-routes.js';
 

@@ -2,7 +2,7 @@ import type { Timer } from '@openlegion/infra/clock';
 import type { HostFeature } from '../features/index.js';
 import type { Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
-import { streamSlotsOf } from '../server/agent-slots.js';
+import { streamSlotsOf } from '../server/index.js';
 import { Pubsub } from './pubsub.js';
 import { PUBSUB_MIGRATIONS } from './pubsub-migrations.js';
 import { registerPubsubRoutes } from './pubsub-routes.js';
