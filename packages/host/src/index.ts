@@ -1,5 +1,5 @@
 export { loadOrCreateOperatorToken, OPERATOR_TOKEN_FILE, requireAgent, TokenRegistry } from './auth/index.js';
-export { type BlackboardFeature, blackboardFeature } from './blackboard/index.js';
+export { BLACKBOARD, blackboardFeature } from './blackboard/index.js';
 export {
   type ConfigProblem,
   formatConfigProblem,
@@ -7,7 +7,7 @@ export {
   loadMeshConfig,
   parseMeshConfig,
 } from './config/index.js';
-export { type CostsFeature, costsFeature } from './costs/index.js';
+export { COST_METER, costsFeature, USAGE_RECORDED } from './costs/index.js';
 export {
   type EgressFeature,
   EgressPolicy,
@@ -66,7 +66,7 @@ export {
   type HostRoute,
   installProcessGuard,
 } from './server/index.js';
-export { type TracesFeature, tracesFeature } from './traces/index.js';
+export { TRACE_LOG, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';
 export {

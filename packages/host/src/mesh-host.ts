@@ -2,11 +2,12 @@ import { systemClock } from '@openlegion/infra/clock';
 import type { MeshStatus } from '@openlegion/protocol';
 import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
 import {
-  type FeatureContext,
+  type BuiltFeature,
   FeatureLifecycle,
   featureDatabase,
   openHostContext,
   resolveSecret,
+  type SharedContext,
 } from './features/index.js';
 import { createRuntime, fleetFeature, meshBridgeName } from './fleet/index.js';
 import { meshFeatures } from './mesh-features.js';
@@ -33,7 +34,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     requestShutdown = resolve;
   });
   const warnings: string[] = [];
-  let context: FeatureContext | undefined;
+  let context: SharedContext | undefined;
+  let built: BuiltFeature[] = [];
   let operatorToken = '';
   let appServed: Promise<void> | undefined;
   const routes: HostRoute[] = [];
@@ -82,7 +84,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     baseUrlOverrides: options.baseUrlOverrides,
     allowUnlockedNetwork: options.allowUnlockedNetwork,
   });
-  const lifecycle = new FeatureLifecycle(features, logger);
+  const lifecycle = new FeatureLifecycle(logger);
 
   /** fastify loads while the agents boot; requests that come first wait for it. */
   async function serveApp(): Promise<void> {
@@ -90,8 +92,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     const app = await buildHostApp({
       logger,
       auth: { tokens, operatorToken },
-      features,
-      context,
+      features: built,
       routes,
     });
     await app.ready();
@@ -101,7 +102,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   async function start(): Promise<MeshStatus> {
     try {
       const secrets = options.secrets ?? hostSecrets({ dataDir: loaded.dataDir, env: options.env });
-      context = openHostContext({
+      ({ context, features: built } = openHostContext({
         loaded,
         features,
         logger,
@@ -109,9 +110,9 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         secrets,
         signal: stopping.signal,
         warnings,
-      });
+      }));
       operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
-      await lifecycle.startAll(context);
+      await lifecycle.startAll(built);
       await appServed;
       return status();
     } catch (error) {

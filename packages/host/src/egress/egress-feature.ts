@@ -2,6 +2,7 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import type { PreparedMesh } from '../fleet/index.js';
+import { EGRESS_DECIDED } from './egress-events.js';
 import type { EgressDecision } from './egress-policy.js';
 import { type Dialer, EgressProxy } from './egress-proxy.js';
 import { type FirewallCommand, installNetworkLockdown } from './network-lockdown.js';
@@ -27,7 +28,6 @@ export interface EgressFeature extends HostFeature {
 
 export interface EgressFeatureOptions {
   tokens: TokenRegistry;
-  onDecision?: (decision: EgressDecision) => void;
   /** `openlegion start --allow-unlocked-network`: start even if the lockdown cannot be installed. */
   allowUnlockedNetwork?: boolean | undefined;
   /** Runs the firewall commands (injected in tests). */
@@ -53,7 +53,7 @@ export function egressFeature(options: EgressFeatureOptions): EgressFeature {
         allowlist: (agent) => config.agents[agent]?.permissions.egress ?? [],
         ports: (agent) => config.agents[agent]?.permissions.egress_ports ?? [],
         logger: given.logger.child({ component: 'egress' }),
-        ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+        onDecision: (decision) => given.events.emit(EGRESS_DECIDED, decision),
         ...(options.dial ? { dial: options.dial } : {}),
       });
     },

@@ -1,4 +1,5 @@
 export { inListedCidr, listedCidrs, refusedBecause } from './address-policy.js';
+export { EGRESS_DECIDED } from './egress-events.js';
 export {
   type EgressFeature,
   type EgressFeatureOptions,

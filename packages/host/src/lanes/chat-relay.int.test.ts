@@ -85,11 +85,11 @@ describe('chat relay through the host', () => {
       [
         lanes,
         workflows,
+        instructionsFeature(),
         operatorFeature({
           registry: fleet.registry,
           tokens,
           agentClient: createAgentClient(),
-          instructions: instructionsFeature(),
           meshStatus: () => {
             throw new Error('not used');
           },

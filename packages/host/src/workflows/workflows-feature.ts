@@ -1,9 +1,12 @@
+import { BLACKBOARD } from '../blackboard/index.js';
 import { formatConfigProblem } from '../config/index.js';
+import { USAGE_RECORDED } from '../costs/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import { WorkflowCatalog } from './definition/workflow-catalog.js';
 import { workflowProblems } from './definition/workflow-file.js';
 import { WorkflowEngine } from './engine/workflow-engine.js';
 import { inMemoryBlackboard } from './in-memory-ports.js';
+import { meshBlackboard } from './mesh-blackboard.js';
 import { WORKFLOW_MIGRATIONS } from './store/workflow-migrations.js';
 import { WorkflowRepository } from './store/workflow-repository.js';
 import { WorkflowTriggers } from './triggers/workflow-triggers.js';
@@ -13,8 +16,13 @@ import { registerWorkflowRoutes } from './workflow-routes.js';
 export interface WorkflowsFeatureOptions {
   /** The lanes feature (each step is an item in its agent's lane). */
   lanes: WorkflowLanes;
-  /** For `save_to` and `${blackboard:key}`; without one, an in-memory board that lasts the host's run. */
+  /**
+   * For `save_to` and `${blackboard:key}`: this one, or with `meshBlackboard` the mesh's (the
+   * blackboard feature's); without either, an in-memory board that lasts the host's run.
+   */
   blackboard?: WorkflowBlackboard;
+  /** Read and write the mesh's blackboard (needs the blackboard feature). */
+  meshBlackboard?: boolean;
   /** For topic triggers and `on_complete.publish`; without one, topic triggers are ignored (with a warning). */
   events?: WorkflowEvents;
   /** For `on_complete.notify` and approvals that wait (the operator's channel). */
@@ -55,12 +63,17 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFea
   const init = (context: FeatureContext) => {
     const repo = new WorkflowRepository(context.db);
     const logger = context.logger.child({ component: 'workflows' });
+    const blackboard =
+      options.blackboard ??
+      (options.meshBlackboard
+        ? meshBlackboard(context.need(BLACKBOARD), context.logger)
+        : inMemoryBlackboard());
     const engine = new WorkflowEngine({
       repo,
       lanes: options.lanes,
       clock: context.clock,
       logger,
-      blackboard: options.blackboard ?? inMemoryBlackboard(),
+      blackboard,
       ...(options.events ? { events: options.events } : {}),
       ...(options.notify ? { notify: options.notify } : {}),
       ...(options.agentWaitMs === undefined ? {} : { agentWaitMs: options.agentWaitMs }),
@@ -78,12 +91,20 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFea
     });
     // Registered before any feature starts: results the lanes deliver at their start reach the engine.
     options.lanes.deliverTo('workflow', (item) => engine.laneResult(item));
+    // A step's cost: the calls its agent made under the step's lane item's trace id.
+    context.events.on(USAGE_RECORDED, (usage) => {
+      const item = usage.trace_id
+        ? options.lanes.repository().byTrace?.(usage.trace_id, usage.agent)
+        : undefined;
+      if (item?.source === 'workflow' && item.sourceRef) repo.addCost(item.sourceRef, usage.cost_usd);
+    });
     state = { engine, catalog, repo, triggers };
   };
 
   return {
     name: 'workflows',
     migrations: WORKFLOW_MIGRATIONS,
+    needs: options.meshBlackboard ? [BLACKBOARD] : [],
     init,
     routes: (app, context) =>
       registerWorkflowRoutes(app, {
