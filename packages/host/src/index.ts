@@ -56,7 +56,7 @@ export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 export { messagesFeature } from './messages/index.js';
 export { createChannelMesh, OperatorNotices, operatorFeature } from './operator/index.js';
 export { MeshPermissions } from './permissions/index.js';
-export { type PubsubFeature, pubsubFeature } from './pubsub/index.js';
+export { PUBSUB, pubsubFeature } from './pubsub/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export {

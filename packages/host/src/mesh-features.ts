@@ -14,10 +14,9 @@ import { createAgentClient, type Lanes, lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/index.js';
 import { messagesFeature } from './messages/index.js';
 import { OperatorNotices, operatorFeature } from './operator/index.js';
-import { type PubsubFeature, pubsubFeature, topicMatcher } from './pubsub/index.js';
+import { pubsubFeature } from './pubsub/index.js';
 import { tracesFeature } from './traces/index.js';
-import type { WorkflowEvents, WorkflowsFeature } from './workflows/index.js';
-import { workflowsFeature } from './workflows/index.js';
+import { type WorkflowsFeature, workflowsFeature } from './workflows/index.js';
 
 export interface MeshFeatureDeps {
   fleet: FleetFeature;
@@ -47,17 +46,13 @@ export interface MeshFeatures {
 export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
   const { fleet, tokens } = deps;
   const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
-  const lanes = lanesFeature({
-    ...agentAccess,
-    pendingEvents: (agent) => pubsub.pubsub().pendingEvents(agent),
-  });
+  const lanes = lanesFeature(agentAccess);
   const egress = egressFeature({ tokens, allowUnlockedNetwork: deps.allowUnlockedNetwork });
-  const pubsub = pubsubFeature({ lanes });
   const notices = new OperatorNotices(deps.logger);
   const workflows = workflowsFeature({
     lanes,
     meshBlackboard: true,
-    events: workflowEvents(pubsub, deps.logger),
+    meshEvents: true,
     notify: notices.publish,
   });
   const features: HostFeature[] = [
@@ -72,7 +67,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     }),
     lanes,
     blackboardFeature(),
-    pubsub,
+    pubsubFeature({ lanes }),
     messagesFeature({ lanes }),
     credentialsFeature({ egress }),
     cronFeature({ lanes }),
@@ -82,23 +77,4 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     healthFeature({ fleet }),
   ];
   return { features, egress, lanes, workflows, notices };
-}
-
-/** Workflows are triggered by and publish to the mesh's pub/sub. */
-export function workflowEvents(pubsub: PubsubFeature, logger: Logger): WorkflowEvents {
-  return {
-    // A refused publish (a payload past limits.pubsub_payload_bytes) is logged, never left unhandled.
-    publish: (topic, payload, by) => {
-      pubsub
-        .pubsub()
-        .publish(topic, payload, by)
-        .catch((error: unknown) => logger.error({ err: error, topic, by }, 'a workflow could not publish'));
-    },
-    subscribe: (pattern, onEvent) => {
-      const matches = topicMatcher(pattern);
-      return pubsub.pubsub().listen((event) => {
-        if (matches(event.topic)) onEvent({ topic: event.topic, payload: event.payload, id: event.id });
-      });
-    },
-  };
 }

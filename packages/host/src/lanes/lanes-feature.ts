@@ -30,6 +30,7 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
   // Where finished results go, by source; the CLI follows its items live and needs none.
   const deliverers = new Map<LaneSource, (item: LaneItem) => Promise<void>>();
   const deliver = async (item: LaneItem) => deliverers.get(item.source)?.(item);
+  let pendingEvents = options.pendingEvents;
   const attach = (context: FeatureContext) => {
     if (state) return state;
     const repo = new LaneRepository(context.db);
@@ -45,7 +46,7 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
       runTurn: (item, emit, signal) =>
         runAgentTurn(options, item, emit, signal, {
           messages: repo.queuedCount(item.agent),
-          events: options.pendingEvents?.(item.agent) ?? 0,
+          events: pendingEvents?.(item.agent) ?? 0,
         }),
       deliver,
       watchdogMs: context.config.lanes.watchdog_ms,
@@ -82,6 +83,9 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
     interrupt: (agent) => current().dispatcher.interrupt(agent),
     queued: (agent) => current().repo.queuedCount(agent),
     deliverTo: (source, handler) => void deliverers.set(source, handler),
+    countPendingEventsWith: (count) => {
+      pendingEvents = count;
+    },
     registry,
     repository: () => current().repo,
     dispatcher: () => current().dispatcher,

@@ -2,11 +2,13 @@ import { BLACKBOARD } from '../blackboard/index.js';
 import { formatConfigProblem } from '../config/index.js';
 import { USAGE_RECORDED } from '../costs/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
+import { PUBSUB } from '../pubsub/index.js';
 import { WorkflowCatalog } from './definition/workflow-catalog.js';
 import { workflowProblems } from './definition/workflow-file.js';
 import { WorkflowEngine } from './engine/workflow-engine.js';
 import { inMemoryBlackboard } from './in-memory-ports.js';
 import { meshBlackboard } from './mesh-blackboard.js';
+import { meshEvents } from './mesh-events.js';
 import { WORKFLOW_MIGRATIONS } from './store/workflow-migrations.js';
 import { WorkflowRepository } from './store/workflow-repository.js';
 import { WorkflowTriggers } from './triggers/workflow-triggers.js';
@@ -23,6 +25,8 @@ export interface WorkflowsFeatureOptions {
   blackboard?: WorkflowBlackboard;
   /** Read and write the mesh's blackboard (needs the blackboard feature). */
   meshBlackboard?: boolean;
+  /** Be triggered by and publish to the mesh's pub/sub (needs the pubsub feature), unless `events` is given. */
+  meshEvents?: boolean;
   /** For topic triggers and `on_complete.publish`; without one, topic triggers are ignored (with a warning). */
   events?: WorkflowEvents;
   /** For `on_complete.notify` and approvals that wait (the operator's channel). */
@@ -68,13 +72,15 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFea
       (options.meshBlackboard
         ? meshBlackboard(context.need(BLACKBOARD), context.logger)
         : inMemoryBlackboard());
+    const events =
+      options.events ?? (options.meshEvents ? meshEvents(context.need(PUBSUB), context.logger) : undefined);
     const engine = new WorkflowEngine({
       repo,
       lanes: options.lanes,
       clock: context.clock,
       logger,
       blackboard,
-      ...(options.events ? { events: options.events } : {}),
+      ...(events ? { events } : {}),
       ...(options.notify ? { notify: options.notify } : {}),
       ...(options.agentWaitMs === undefined ? {} : { agentWaitMs: options.agentWaitMs }),
       ...(options.stepKind ? { stepKind: options.stepKind } : {}),
@@ -86,7 +92,7 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFea
       db: context.db,
       clock: context.clock,
       logger,
-      ...(options.events ? { events: options.events } : {}),
+      ...(events ? { events } : {}),
       startRun: (request) => engine.startRun(request),
     });
     // Registered before any feature starts: results the lanes deliver at their start reach the engine.
@@ -104,7 +110,7 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFea
   return {
     name: 'workflows',
     migrations: WORKFLOW_MIGRATIONS,
-    needs: options.meshBlackboard ? [BLACKBOARD] : [],
+    needs: [...(options.meshBlackboard ? [BLACKBOARD] : []), ...(options.meshEvents ? [PUBSUB] : [])],
     init,
     routes: (app, context) =>
       registerWorkflowRoutes(app, {
