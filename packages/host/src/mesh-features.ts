@@ -16,7 +16,7 @@ import { messagesFeature } from './messages/index.js';
 import { OperatorNotices, operatorFeature } from './operator/index.js';
 import { pubsubFeature } from './pubsub/index.js';
 import { tracesFeature } from './traces/index.js';
-import { type WorkflowsFeature, workflowsFeature } from './workflows/index.js';
+import { workflowsFeature } from './workflows/index.js';
 
 export interface MeshFeatureDeps {
   fleet: FleetFeature;
@@ -33,7 +33,6 @@ export interface MeshFeatures {
   features: HostFeature[];
   egress: EgressFeature;
   lanes: Lanes;
-  workflows: WorkflowsFeature;
   notices: OperatorNotices;
 }
 
@@ -76,5 +75,5 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     fleet,
     healthFeature({ fleet }),
   ];
-  return { features, egress, lanes, workflows, notices };
+  return { features, egress, lanes, notices };
 }

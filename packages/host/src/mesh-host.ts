@@ -5,6 +5,7 @@ import {
   type BuiltFeature,
   FeatureLifecycle,
   featureDatabase,
+  type HostContext,
   openHostContext,
   resolveSecret,
   type SharedContext,
@@ -17,6 +18,7 @@ import { toAgentInfo } from './registry/index.js';
 import { buildHostApp, DeferredListener, type HostRoute } from './server/index.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
+import { WORKFLOWS } from './workflows/index.js';
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
 export function createMeshHost(options: MeshHostOptions): MeshHost {
@@ -36,6 +38,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   const warnings: string[] = [];
   let context: SharedContext | undefined;
   let built: BuiltFeature[] = [];
+  let service: HostContext['service'] | undefined;
   let operatorToken = '';
   let appServed: Promise<void> | undefined;
   const routes: HostRoute[] = [];
@@ -75,7 +78,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     },
     agentEnv: (agent) => egress.agentEnv(agent),
   });
-  const { features, egress, lanes, workflows, notices } = meshFeatures({
+  const { features, egress, lanes, notices } = meshFeatures({
     fleet,
     tokens,
     logger,
@@ -102,7 +105,11 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   async function start(): Promise<MeshStatus> {
     try {
       const secrets = options.secrets ?? hostSecrets({ dataDir: loaded.dataDir, env: options.env });
-      ({ context, features: built } = openHostContext({
+      ({
+        context,
+        features: built,
+        service,
+      } = openHostContext({
         loaded,
         features,
         logger,
@@ -144,7 +151,14 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     stop,
     status,
     shutdownRequested,
-    channelMesh: createChannelMesh({ lanes, workflows, notices }),
+    channelMesh: createChannelMesh({
+      lanes,
+      workflows: () => {
+        if (!service) throw new Error('the host has not started');
+        return service(WORKFLOWS);
+      },
+      notices,
+    }),
     featureDatabase: (feature, steps) => featureDatabase(started(), feature, steps),
     resolveSecret: (reference) => resolveSecret(started(), reference),
     routes: () => [...routes],

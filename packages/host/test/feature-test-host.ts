@@ -26,6 +26,8 @@ export const DEFAULT_TEST_CONFIG: MeshConfigInput = {
 export interface FeatureTestHost {
   app: FastifyInstance;
   context: SharedContext;
+  /** The features, built, in start order (a test may stop one alone). */
+  features: readonly BuiltFeature[];
   /** A service a feature under test provides (a test asks for what it wants to look at). */
   service<T>(key: ServiceKey<T>): T;
   clock: FakeClock;
@@ -109,6 +111,7 @@ export async function startFeatureTestHost(
   return {
     app,
     context,
+    features: built,
     service<T>(key: ServiceKey<T>): T {
       if (!services.has(key.name)) throw new Error(`no feature under test provides "${key.name}"`);
       // Stored under this key's name by its provider, so it is a T.

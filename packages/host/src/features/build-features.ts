@@ -11,8 +11,12 @@ export type SharedContext = Omit<FeatureContext, 'need' | 'provide'>;
  * order (the start order). Each gets the context with `need`/`provide` bound to what it declares,
  * so a service it does not declare is an error while it is built, not a surprise at run time.
  */
-export function buildFeatures(features: readonly HostFeature[], shared: SharedContext): BuiltFeature[] {
-  const services = new Map<string, unknown>();
+export function buildFeatures(
+  features: readonly HostFeature[],
+  shared: SharedContext,
+  /** Filled with what the features provide, by key name (the composition root reads it). */
+  services = new Map<string, unknown>(),
+): BuiltFeature[] {
   return featureOrder(features).map((feature) => {
     const context = featureContext(feature, shared, services);
     if (feature.build) {

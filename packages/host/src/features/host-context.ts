@@ -10,6 +10,7 @@ import { requireSecret, type SecretSource } from '../secrets/index.js';
 import { buildFeatures, type SharedContext } from './build-features.js';
 import { EventBus } from './event-bus.js';
 import type { BuiltFeature, HostFeature } from './host-feature.js';
+import type { ServiceKey } from './service-key.js';
 
 export interface HostContextOptions {
   loaded: LoadedMeshConfig;
@@ -26,6 +27,8 @@ export interface HostContextOptions {
 export interface HostContext {
   context: SharedContext;
   features: BuiltFeature[];
+  /** A service a feature provides, for the composition root (INTERNAL when no feature does). */
+  service<T>(key: ServiceKey<T>): T;
 }
 
 /**
@@ -63,8 +66,18 @@ export function openHostContext(options: HostContextOptions): HostContext {
     },
     events: new EventBus(options.logger),
   };
+  const services = new Map<string, unknown>();
   try {
-    return { context, features: buildFeatures(options.features, context) };
+    return {
+      context,
+      features: buildFeatures(options.features, context, services),
+      service<T>(key: ServiceKey<T>): T {
+        if (!services.has(key.name))
+          throw new OpenLegionError('INTERNAL', `no feature of this host provides "${key.name}"`);
+        // Stored under this key's name by its provider's `provide<T>`, so it is a T.
+        return services.get(key.name) as T;
+      },
+    };
   } catch (error) {
     db.close();
     throw error;

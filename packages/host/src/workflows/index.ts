@@ -19,7 +19,8 @@ export type {
   WorkflowNotify,
 } from './workflow-ports.js';
 export {
-  type WorkflowsFeature,
+  WORKFLOWS,
+  type Workflows,
   type WorkflowsFeatureOptions,
   workflowsFeature,
 } from './workflows-feature.js';

@@ -1,7 +1,7 @@
 import { BLACKBOARD } from '../blackboard/index.js';
 import { formatConfigProblem } from '../config/index.js';
 import { USAGE_RECORDED } from '../costs/index.js';
-import type { FeatureContext, HostFeature } from '../features/index.js';
+import { type FeatureContext, type FeatureParts, type HostFeature, serviceKey } from '../features/index.js';
 import { PUBSUB } from '../pubsub/index.js';
 import { WorkflowCatalog } from './definition/workflow-catalog.js';
 import { workflowProblems } from './definition/workflow-file.js';
@@ -39,32 +39,22 @@ export interface WorkflowsFeatureOptions {
   stepKind?: 'chat' | 'task';
 }
 
-/** The workflows feature, with the services other parts of the host (and tests) use. */
-export interface WorkflowsFeature extends HostFeature {
-  engine(): WorkflowEngine;
-  catalog(): WorkflowCatalog;
-  repository(): WorkflowRepository;
+/** What other parts of the host (the operator's channels, tests) use of the workflows. */
+export interface Workflows {
+  readonly engine: WorkflowEngine;
+  readonly catalog: WorkflowCatalog;
+  readonly repository: WorkflowRepository;
 }
+
+/** The workflows' engine, catalog and runs. */
+export const WORKFLOWS = serviceKey<Workflows>('workflows');
 
 /**
  * DAG workflow files (`workflows/*.yaml`): runs persisted in mesh.db, each step a task in its
  * agent's lane, resumed after a restart; started by the operator, a pub/sub topic or a schedule.
  */
-export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFeature {
-  let state:
-    | {
-        engine: WorkflowEngine;
-        catalog: WorkflowCatalog;
-        repo: WorkflowRepository;
-        triggers: WorkflowTriggers;
-      }
-    | undefined;
-  const current = () => {
-    if (!state) throw new Error('workflows are used before the host database is open');
-    return state;
-  };
-
-  const init = (context: FeatureContext) => {
+export function workflowsFeature(options: WorkflowsFeatureOptions): HostFeature {
+  const build = (context: FeatureContext): FeatureParts => {
     const repo = new WorkflowRepository(context.db);
     const logger = context.logger.child({ component: 'workflows' });
     const blackboard =
@@ -104,36 +94,35 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFea
         : undefined;
       if (item?.source === 'workflow' && item.sourceRef) repo.addCost(item.sourceRef, usage.cost_usd);
     });
-    state = { engine, catalog, repo, triggers };
+    context.provide(WORKFLOWS, { engine, catalog, repository: repo });
+    return {
+      routes: (app) =>
+        registerWorkflowRoutes(app, {
+          engine: () => engine,
+          catalog: () => catalog,
+          repo: () => repo,
+          now: () => context.clock.now(),
+        }),
+      async start() {
+        await engine.start();
+        const workflows = await catalog.valid((error) => {
+          const lines = workflowProblems(error)?.map(formatConfigProblem) ?? [error.message];
+          context.warn(`workflow file not loaded: ${lines.join('; ')}`);
+        });
+        triggers.start(workflows);
+      },
+      async stop() {
+        await triggers.stop();
+        await engine.stop();
+      },
+    };
   };
 
   return {
     name: 'workflows',
     migrations: WORKFLOW_MIGRATIONS,
     needs: [...(options.meshBlackboard ? [BLACKBOARD] : []), ...(options.meshEvents ? [PUBSUB] : [])],
-    init,
-    routes: (app, context) =>
-      registerWorkflowRoutes(app, {
-        engine: () => current().engine,
-        catalog: () => current().catalog,
-        repo: () => current().repo,
-        now: () => context.clock.now(),
-      }),
-    async start(context) {
-      const { engine, catalog, triggers } = current();
-      await engine.start();
-      const workflows = await catalog.valid((error) => {
-        const lines = workflowProblems(error)?.map(formatConfigProblem) ?? [error.message];
-        context.warn(`workflow file not loaded: ${lines.join('; ')}`);
-      });
-      triggers.start(workflows);
-    },
-    async stop() {
-      await state?.triggers.stop();
-      await state?.engine.stop();
-    },
-    engine: () => current().engine,
-    catalog: () => current().catalog,
-    repository: () => current().repo,
+    provides: [WORKFLOWS],
+    build,
   };
 }
