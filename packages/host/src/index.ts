@@ -9,7 +9,8 @@ export {
 } from './config/index.js';
 export { COST_METER, costsFeature, USAGE_RECORDED } from './costs/index.js';
 export {
-  type EgressFeature,
+  EGRESS,
+  type Egress,
   EgressPolicy,
   EgressProxy,
   egressFeature,

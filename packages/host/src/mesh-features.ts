@@ -5,7 +5,7 @@ import { blackboardFeature } from './blackboard/index.js';
 import { costsFeature } from './costs/index.js';
 import { credentialsFeature } from './credentials/index.js';
 import { cronFeature } from './cron/index.js';
-import { type EgressFeature, egressFeature } from './egress/index.js';
+import { egressFeature } from './egress/index.js';
 import type { HostFeature } from './features/index.js';
 import type { FleetFeature } from './fleet/index.js';
 import { healthFeature } from './health/index.js';
@@ -31,7 +31,6 @@ export interface MeshFeatureDeps {
 /** The host's features in start order, and the services the composition root hands on. */
 export interface MeshFeatures {
   features: HostFeature[];
-  egress: EgressFeature;
   lanes: Lanes;
   notices: OperatorNotices;
 }
@@ -46,7 +45,6 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
   const { fleet, tokens } = deps;
   const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
   const lanes = lanesFeature(agentAccess);
-  const egress = egressFeature({ tokens, allowUnlockedNetwork: deps.allowUnlockedNetwork });
   const notices = new OperatorNotices(deps.logger);
   const workflows = workflowsFeature({
     lanes,
@@ -68,12 +66,12 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     blackboardFeature(),
     pubsubFeature({ lanes }),
     messagesFeature({ lanes }),
-    credentialsFeature({ egress }),
     cronFeature({ lanes }),
     workflows,
-    egress,
+    egressFeature({ tokens, allowUnlockedNetwork: deps.allowUnlockedNetwork }),
+    credentialsFeature(),
     fleet,
     healthFeature({ fleet }),
   ];
-  return { features, egress, lanes, notices };
+  return { features, lanes, notices };
 }

@@ -1,6 +1,7 @@
 import { systemClock } from '@openlegion/infra/clock';
 import type { MeshStatus } from '@openlegion/protocol';
 import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
+import { EGRESS } from './egress/index.js';
 import {
   type BuiltFeature,
   FeatureLifecycle,
@@ -8,6 +9,7 @@ import {
   type HostContext,
   openHostContext,
   resolveSecret,
+  type ServiceKey,
   type SharedContext,
 } from './features/index.js';
 import { createRuntime, fleetFeature, meshBridgeName } from './fleet/index.js';
@@ -43,8 +45,14 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   let appServed: Promise<void> | undefined;
   const routes: HostRoute[] = [];
 
+  /** A service of the started host's features (the fleet's start and the channels ask after it). */
+  const hostService = <T>(key: ServiceKey<T>): T => {
+    if (!service) throw new Error('the host has not started');
+    return service(key);
+  };
+
   const status = (): MeshStatus => {
-    const network = context ? egress.networkLock() : undefined;
+    const network = service ? service(EGRESS).networkLock() : undefined;
     return {
       mesh: config.mesh.name,
       version: HOST_VERSION,
@@ -71,14 +79,17 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         { mesh: config.mesh.name, addresses: prepared.hostBindAddresses, port: config.mesh.port },
         'host listening',
       );
-      await egress.open(prepared, runtime.kind === 'docker' ? meshBridgeName(config.mesh.name) : undefined);
+      await hostService(EGRESS).open(
+        prepared,
+        runtime.kind === 'docker' ? meshBridgeName(config.mesh.name) : undefined,
+      );
       // After the lockdown, so the agents' containers start ~70 ms sooner: loading fastify is CPU the
       // host has to spare while Docker starts them, and requests that come first wait for it.
       appServed = serveApp();
     },
-    agentEnv: (agent) => egress.agentEnv(agent),
+    agentEnv: (agent) => hostService(EGRESS).agentEnv(agent),
   });
-  const { features, egress, lanes, notices } = meshFeatures({
+  const { features, lanes, notices } = meshFeatures({
     fleet,
     tokens,
     logger,
@@ -153,10 +164,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     shutdownRequested,
     channelMesh: createChannelMesh({
       lanes,
-      workflows: () => {
-        if (!service) throw new Error('the host has not started');
-        return service(WORKFLOWS);
-      },
+      workflows: () => hostService(WORKFLOWS),
       notices,
     }),
     featureDatabase: (feature, steps) => featureDatabase(started(), feature, steps),
