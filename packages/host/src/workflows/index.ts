@@ -19,6 +19,7 @@ export type {
   WorkflowNotify,
 } from './workflow-ports.js';
 export {
+  WORKFLOW_STEP_CHANGED,
   WORKFLOWS,
   type Workflows,
   type WorkflowsFeatureOptions,

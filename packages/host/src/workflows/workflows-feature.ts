@@ -1,7 +1,13 @@
 import { BLACKBOARD } from '../blackboard/index.js';
 import { formatConfigProblem } from '../config/index.js';
 import { USAGE_RECORDED } from '../costs/index.js';
-import { type FeatureContext, type FeatureParts, type HostFeature, serviceKey } from '../features/index.js';
+import {
+  eventKey,
+  type FeatureContext,
+  type FeatureParts,
+  type HostFeature,
+  serviceKey,
+} from '../features/index.js';
 import { PUBSUB } from '../pubsub/index.js';
 import { WorkflowCatalog } from './definition/workflow-catalog.js';
 import { workflowProblems } from './definition/workflow-file.js';
@@ -10,6 +16,7 @@ import { inMemoryBlackboard } from './in-memory-ports.js';
 import { meshBlackboard } from './mesh-blackboard.js';
 import { meshEvents } from './mesh-events.js';
 import { WORKFLOW_MIGRATIONS } from './store/workflow-migrations.js';
+import type { StepRecord } from './store/workflow-records.js';
 import { WorkflowRepository } from './store/workflow-repository.js';
 import { WorkflowTriggers } from './triggers/workflow-triggers.js';
 import type { WorkflowBlackboard, WorkflowEvents, WorkflowLanes, WorkflowNotify } from './workflow-ports.js';
@@ -46,6 +53,9 @@ export interface Workflows {
   readonly repository: WorkflowRepository;
 }
 
+/** A step row of a run was written: created, started, retried, settled. */
+export const WORKFLOW_STEP_CHANGED = eventKey<StepRecord>('workflows.step-changed');
+
 /** The workflows' engine, catalog and runs. */
 export const WORKFLOWS = serviceKey<Workflows>('workflows');
 
@@ -55,7 +65,10 @@ export const WORKFLOWS = serviceKey<Workflows>('workflows');
  */
 export function workflowsFeature(options: WorkflowsFeatureOptions): HostFeature {
   const build = (context: FeatureContext): FeatureParts => {
-    const repo = new WorkflowRepository(context.db);
+    // Every step row written is a fact on the host's bus (a dashboard, a channel may follow runs).
+    const repo = new WorkflowRepository(context.db, (step) =>
+      context.events.emit(WORKFLOW_STEP_CHANGED, step),
+    );
     const logger = context.logger.child({ component: 'workflows' });
     const blackboard =
       options.blackboard ??

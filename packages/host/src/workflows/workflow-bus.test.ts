@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startWorkflowTestHost, workflowDir } from '../../test/workflow-test-host.js';
 import { USAGE_RECORDED, type UsageRecord } from '../costs/index.js';
+import { WORKFLOW_STEP_CHANGED } from './index.js';
 
 const ONE_STEP = `
 name: one
@@ -39,6 +40,21 @@ describe('a workflow step', () => {
     host.context.events.emit(USAGE_RECORDED, usage('writer', null, 9));
     const view = await host.view(started.id);
     expect(view.steps.find((step) => step.id === 'write')?.cost_usd).toBe(0.75);
+    await host.stop();
+  });
+});
+
+describe('a workflow run, heard on the bus', () => {
+  it('tells every write of a step row, from its creation to its end', async () => {
+    const host = await startWorkflowTestHost({
+      dir: workflowDir({ 'one.yaml': ONE_STEP }),
+      respond: () => ({ text: 'done', afterMs: 10 }),
+    });
+    const moves: string[] = [];
+    host.context.events.on(WORKFLOW_STEP_CHANGED, (step) => moves.push(`${step.stepId} ${step.state}`));
+    await host.startRun('one', {});
+    await host.advance(100);
+    expect(moves).toEqual(['write pending', 'write running', 'write done']);
     await host.stop();
   });
 });
