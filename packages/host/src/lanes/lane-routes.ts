@@ -1,6 +1,6 @@
 import { parseRequest } from '@openlegion/infra/http';
 import { encodeSseFrame, openSseResponse } from '@openlegion/infra/sse';
-import { type ChatEvent, chatRequestSchema } from '@openlegion/protocol';
+import { type ChatEvent, chatRequestSchema, OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { LANE_MODES } from './lane-item.js';
@@ -60,6 +60,8 @@ export function registerLaneRoutes(app: FastifyInstance, lanes: Lanes): void {
 
   app.post('/api/lanes/:id/cancel', { config: auth }, async (request) => {
     const { id } = parseRequest(itemParams, request.params, 'params');
+    if (!lanes.repository().get(id))
+      throw new OpenLegionError('NOT_FOUND', `no lane item ${id} (see GET /api/lanes)`, { details: { id } });
     lanes.cancel(id);
     return { item: lanes.repository().require(id) };
   });
