@@ -9,6 +9,10 @@ const alias = [
   { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
   { find: /^@openlegion\/host\/mesh$/, replacement: source('host/src/mesh.ts') },
   { find: /^@openlegion\/host\/vault$/, replacement: source('host/src/vault/index.ts') },
+  {
+    find: /^@openlegion\/host\/workflow-files$/,
+    replacement: source('host/src/workflows/definition/workflow-file.ts'),
+  },
   ...packages.map((name) => ({
     find: new RegExp(`^@openlegion/${name}$`),
     replacement: source(`${name}/src/index.ts`),

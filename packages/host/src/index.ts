@@ -1,5 +1,5 @@
 export { loadOrCreateOperatorToken, OPERATOR_TOKEN_FILE, requireAgent, TokenRegistry } from './auth/index.js';
-export { type BlackboardFeature, blackboardFeature } from './blackboard/index.js';
+export { BLACKBOARD, blackboardFeature } from './blackboard/index.js';
 export {
   type ConfigProblem,
   formatConfigProblem,
@@ -7,9 +7,10 @@ export {
   loadMeshConfig,
   parseMeshConfig,
 } from './config/index.js';
-export { type CostsFeature, costsFeature } from './costs/index.js';
+export { COST_METER, costsFeature, USAGE_RECORDED } from './costs/index.js';
 export {
-  type EgressFeature,
+  EGRESS,
+  type Egress,
   EgressPolicy,
   EgressProxy,
   egressFeature,
@@ -32,9 +33,9 @@ export {
   ProcessRuntime,
   probeDockerEngine,
   type RunningAgent,
+  removeCrashLeftovers,
   type StartProgress,
 } from './fleet/index.js';
-export { removeCrashLeftovers } from './fleet/runtime-factory.js';
 export {
   type AgentClient,
   createAgentClient,
@@ -56,7 +57,7 @@ export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 export { messagesFeature } from './messages/index.js';
 export { createChannelMesh, OperatorNotices, operatorFeature } from './operator/index.js';
 export { MeshPermissions } from './permissions/index.js';
-export { type PubsubFeature, pubsubFeature } from './pubsub/index.js';
+export { PUBSUB, pubsubFeature } from './pubsub/index.js';
 export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export {
@@ -64,9 +65,9 @@ export {
   buildHostApp,
   type HostAppOptions,
   type HostRoute,
-} from './server/build-host-app.js';
-export { installProcessGuard } from './server/process-guard.js';
-export { type TracesFeature, tracesFeature } from './traces/index.js';
+  installProcessGuard,
+} from './server/index.js';
+export { TRACE_LOG, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';
 export {
@@ -75,12 +76,13 @@ export {
   type LoadedWorkflow,
   loadWorkflowFile,
   parseWorkflowFile,
+  WORKFLOWS,
   type WorkflowBlackboard,
   type WorkflowEvent,
   type WorkflowEvents,
   type WorkflowLanes,
   type WorkflowNotify,
-  type WorkflowsFeature,
+  type Workflows,
   type WorkflowsFeatureOptions,
   workflowProblems,
   workflowsFeature,

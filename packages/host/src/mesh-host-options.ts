@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { LoadedMeshConfig } from './config/index.js';
 import type { AgentRuntime, StartProgress } from './fleet/index.js';
 import type { SecretSource } from './secrets/index.js';
-import type { HostRoute } from './server/build-host-app.js';
+import type { HostRoute } from './server/index.js';
 
 export interface MeshHostOptions {
   loaded: LoadedMeshConfig;

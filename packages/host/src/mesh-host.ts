@@ -1,23 +1,26 @@
 import { systemClock } from '@openlegion/infra/clock';
 import type { MeshStatus } from '@openlegion/protocol';
-import { loadOrCreateOperatorToken } from './auth/operator-token.js';
-import { TokenRegistry } from './auth/token-registry.js';
+import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
+import { EGRESS } from './egress/index.js';
 import {
-  type FeatureContext,
+  type BuiltFeature,
   FeatureLifecycle,
   featureDatabase,
+  type HostContext,
   openHostContext,
   resolveSecret,
+  type ServiceKey,
+  type SharedContext,
 } from './features/index.js';
 import { createRuntime, fleetFeature, meshBridgeName } from './fleet/index.js';
 import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
-import { buildHostApp, type HostRoute } from './server/build-host-app.js';
-import { DeferredListener } from './server/deferred-listener.js';
+import { buildHostApp, DeferredListener, type HostRoute } from './server/index.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
+import { WORKFLOWS } from './workflows/index.js';
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
 export function createMeshHost(options: MeshHostOptions): MeshHost {
@@ -35,13 +38,21 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     requestShutdown = resolve;
   });
   const warnings: string[] = [];
-  let context: FeatureContext | undefined;
+  let context: SharedContext | undefined;
+  let built: BuiltFeature[] = [];
+  let service: HostContext['service'] | undefined;
   let operatorToken = '';
   let appServed: Promise<void> | undefined;
   const routes: HostRoute[] = [];
 
+  /** A service of the started host's features (the fleet's start and the channels ask after it). */
+  const hostService = <T>(key: ServiceKey<T>): T => {
+    if (!service) throw new Error('the host has not started');
+    return service(key);
+  };
+
   const status = (): MeshStatus => {
-    const network = context ? egress.networkLock() : undefined;
+    const network = service ? service(EGRESS).networkLock() : undefined;
     return {
       mesh: config.mesh.name,
       version: HOST_VERSION,
@@ -68,14 +79,17 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         { mesh: config.mesh.name, addresses: prepared.hostBindAddresses, port: config.mesh.port },
         'host listening',
       );
-      await egress.open(prepared, runtime.kind === 'docker' ? meshBridgeName(config.mesh.name) : undefined);
+      await hostService(EGRESS).open(
+        prepared,
+        runtime.kind === 'docker' ? meshBridgeName(config.mesh.name) : undefined,
+      );
       // After the lockdown, so the agents' containers start ~70 ms sooner: loading fastify is CPU the
       // host has to spare while Docker starts them, and requests that come first wait for it.
       appServed = serveApp();
     },
-    agentEnv: (agent) => egress.agentEnv(agent),
+    agentEnv: (agent) => hostService(EGRESS).agentEnv(agent),
   });
-  const { features, egress, lanes, workflows, notices } = meshFeatures({
+  const { features, lanes, notices } = meshFeatures({
     fleet,
     tokens,
     logger,
@@ -84,7 +98,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     baseUrlOverrides: options.baseUrlOverrides,
     allowUnlockedNetwork: options.allowUnlockedNetwork,
   });
-  const lifecycle = new FeatureLifecycle(features, logger);
+  const lifecycle = new FeatureLifecycle(logger);
 
   /** fastify loads while the agents boot; requests that come first wait for it. */
   async function serveApp(): Promise<void> {
@@ -92,8 +106,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     const app = await buildHostApp({
       logger,
       auth: { tokens, operatorToken },
-      features,
-      context,
+      features: built,
       routes,
     });
     await app.ready();
@@ -103,7 +116,11 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   async function start(): Promise<MeshStatus> {
     try {
       const secrets = options.secrets ?? hostSecrets({ dataDir: loaded.dataDir, env: options.env });
-      context = openHostContext({
+      ({
+        context,
+        features: built,
+        service,
+      } = openHostContext({
         loaded,
         features,
         logger,
@@ -111,9 +128,9 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         secrets,
         signal: stopping.signal,
         warnings,
-      });
+      }));
       operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
-      await lifecycle.startAll(context);
+      await lifecycle.startAll(built);
       await appServed;
       return status();
     } catch (error) {
@@ -145,7 +162,11 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     stop,
     status,
     shutdownRequested,
-    channelMesh: createChannelMesh({ lanes, workflows, notices }),
+    channelMesh: createChannelMesh({
+      lanes,
+      workflows: () => hostService(WORKFLOWS),
+      notices,
+    }),
     featureDatabase: (feature, steps) => featureDatabase(started(), feature, steps),
     resolveSecret: (reference) => resolveSecret(started(), reference),
     routes: () => [...routes],

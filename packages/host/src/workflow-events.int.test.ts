@@ -2,14 +2,13 @@ import { createLogger } from '@openlegion/infra/log';
 import { describe, expect, it } from 'vitest';
 import { startFeatureTestHost } from '../test/feature-test-host.js';
 import { scriptedLanes } from '../test/scripted-lanes.js';
-import { workflowEvents } from './mesh-features.js';
-import { pubsubFeature } from './pubsub/index.js';
+import { PUBSUB, pubsubFeature } from './pubsub/index.js';
+import { meshEvents } from './workflows/index.js';
 
 describe('workflow events on the mesh pub/sub', () => {
   it('log a publish refused as too large instead of leaving it unhandled (which would end the host)', async () => {
     const lanes = scriptedLanes(() => 'hold');
-    const pubsub = pubsubFeature({ lanes });
-    const host = await startFeatureTestHost([lanes, pubsub]);
+    const host = await startFeatureTestHost([lanes, pubsubFeature({ lanes })]);
     const lines: string[] = [];
     const logger = createLogger({
       level: 'error',
@@ -17,7 +16,7 @@ describe('workflow events on the mesh pub/sub', () => {
     });
     try {
       // A run's on_complete event carries every step's output: an agent's long answer goes past the cap.
-      workflowEvents(pubsub, logger).publish(
+      meshEvents(host.service(PUBSUB), logger).publish(
         'runs.done',
         { outputs: { step: 'x'.repeat(70_000) } },
         'workflow:w',
@@ -27,7 +26,7 @@ describe('workflow events on the mesh pub/sub', () => {
       const line = JSON.parse(lines[0] ?? '{}');
       expect(line.msg).toBe('a workflow could not publish');
       expect(line.err.code).toBe('MESH_VALUE_TOO_LARGE');
-      expect(pubsub.pubsub()).toBeDefined();
+      expect(host.service(PUBSUB)).toBeDefined();
     } finally {
       await host.stop();
     }

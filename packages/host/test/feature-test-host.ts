@@ -4,9 +4,16 @@ import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { type MeshConfig, type MeshConfigInput, meshConfigSchema } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { TokenRegistry } from '../src/auth/index.js';
-import type { FeatureContext, HostFeature } from '../src/features/index.js';
+import {
+  type BuiltFeature,
+  buildFeatures,
+  EventBus,
+  type HostFeature,
+  type ServiceKey,
+  type SharedContext,
+} from '../src/features/index.js';
 import { environmentSecrets, type SecretSource } from '../src/secrets/index.js';
-import { buildHostApp } from '../src/server/build-host-app.js';
+import { buildHostApp } from '../src/server/index.js';
 
 export const TEST_OPERATOR_TOKEN = 'operator-token-for-tests';
 
@@ -18,7 +25,11 @@ export const DEFAULT_TEST_CONFIG: MeshConfigInput = {
 
 export interface FeatureTestHost {
   app: FastifyInstance;
-  context: FeatureContext;
+  context: SharedContext;
+  /** The features, built, in start order (a test may stop one alone). */
+  features: readonly BuiltFeature[];
+  /** A service a feature under test provides (a test asks for what it wants to look at). */
+  service<T>(key: ServiceKey<T>): T;
   clock: FakeClock;
   tokens: TokenRegistry;
   /** What features reported with `context.warn`. */
@@ -66,7 +77,7 @@ export async function startFeatureTestHost(
     ? createLogger({ level: 'debug', destination: options.logTo })
     : createLogger({ level: 'silent' });
   const dataDir = options.dataDir ?? '/nonexistent-data-dir';
-  const context: FeatureContext = {
+  const context: SharedContext = {
     config: meshConfigSchema.parse(config),
     dataDir,
     resolvePath: (relative) => `${dataDir}/${relative}`,
@@ -76,20 +87,36 @@ export async function startFeatureTestHost(
     secrets: options.secrets ?? environmentSecrets({}),
     signal: controller.signal,
     warn: (message) => warnings.push(message),
+    events: new EventBus(logger),
   };
   const tokens = options.tokens ?? new TokenRegistry();
-  for (const feature of features) feature.init?.(context);
+  const services = new Map<string, unknown>();
+  // The test host's own feature needs everything the features under test provide, so it can hand it out.
+  const looker: HostFeature = {
+    name: 'feature-test-host',
+    needs: features.flatMap((feature) => feature.provides ?? []),
+    build(view) {
+      for (const key of this.needs ?? []) services.set(key.name, view.need(key));
+      return {};
+    },
+  };
+  const built: BuiltFeature[] = buildFeatures([...features, looker], context);
   const app = await buildHostApp({
     logger,
     auth: { tokens, operatorToken: TEST_OPERATOR_TOKEN },
-    features,
-    context,
+    features: built,
   });
   await app.ready();
-  if (options.start !== false) for (const feature of features) await feature.start?.(context);
+  if (options.start !== false) for (const feature of built) await feature.start?.();
   return {
     app,
     context,
+    features: built,
+    service<T>(key: ServiceKey<T>): T {
+      if (!services.has(key.name)) throw new Error(`no feature under test provides "${key.name}"`);
+      // Stored under this key's name by its provider, so it is a T.
+      return services.get(key.name) as T;
+    },
     clock,
     tokens,
     warnings,
@@ -98,7 +125,7 @@ export async function startFeatureTestHost(
     async stop() {
       controller.abort();
       await app.close();
-      for (const feature of [...features].reverse()) await feature.stop?.();
+      for (const feature of [...built].reverse()) await feature.stop?.();
       db.close();
     },
   };

@@ -24,6 +24,8 @@ export interface ScriptedLanes extends HostFeature, WorkflowLanes {
   readonly cancelled: number[];
   /** The most items that were running at once. */
   readonly maxRunning: () => number;
+  /** Pub/sub registers its count of pending events here; scripted turns are told of none. */
+  countPendingEventsWith(count: (agent: string) => number): void;
   items(): LaneItem[];
   running(): LaneItem[];
   /** End a running item now. */
@@ -123,6 +125,8 @@ export function scriptedLanes(
       return { item: lanes.require(item.id), outcome: 'queued' };
     },
     deliverTo: (source, handler) => void deliverers.set(source, handler),
+    // Scripted turns are told of no pending events.
+    countPendingEventsWith: () => {},
     cancel(id) {
       const { repo: lanes, clock: time } = current();
       const state = lanes.get(id)?.state;

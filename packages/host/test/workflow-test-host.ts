@@ -8,7 +8,10 @@ import type { LaneItem } from '../src/lanes/index.js';
 import {
   inMemoryBlackboard,
   inMemoryEvents,
-  type WorkflowsFeature,
+  WORKFLOWS,
+  type WorkflowCatalog,
+  type WorkflowEngine,
+  type WorkflowRepository,
   workflowsFeature,
 } from '../src/workflows/index.js';
 import { type FeatureTestHost, startFeatureTestHost } from './feature-test-host.js';
@@ -21,7 +24,13 @@ export const WORKFLOW_TEST_CONFIG: MeshConfigInput = {
 
 export interface WorkflowTestHost extends FeatureTestHost {
   lanes: ScriptedLanes;
-  workflows: WorkflowsFeature;
+  /** The workflows' services as the feature provides them, and the feature's own stop. */
+  workflows: {
+    engine(): WorkflowEngine;
+    catalog(): WorkflowCatalog;
+    repository(): WorkflowRepository;
+    stop(): Promise<void> | undefined;
+  };
   blackboard: ReturnType<typeof inMemoryBlackboard>;
   events: ReturnType<typeof inMemoryEvents>;
   /** The texts of the operator notices, and the notices themselves. */
@@ -91,7 +100,14 @@ export async function startWorkflowTestHost(options: {
   return {
     ...host,
     lanes,
-    workflows,
+    workflows: {
+      engine: () => host.service(WORKFLOWS).engine,
+      catalog: () => host.service(WORKFLOWS).catalog,
+      repository: () => host.service(WORKFLOWS).repository,
+      stop: async () => {
+        await host.features.find(({ name }) => name === 'workflows')?.stop?.();
+      },
+    },
     blackboard,
     events,
     notified,

@@ -1,9 +1,6 @@
-import {
-  formatConfigProblem,
-  loadMeshConfig,
-  loadWorkflowFile,
-  workflowProblems,
-} from '@openlegion/host/config';
+import { formatConfigProblem, loadMeshConfig } from '@openlegion/host/config';
+// Workflow files are checked without loading the host (its own lean entry, like /config).
+import { loadWorkflowFile, workflowProblems } from '@openlegion/host/workflow-files';
 import {
   type WorkflowListing,
   type WorkflowRunView,

@@ -1,7 +1,7 @@
 import type { MeshConfigInput } from '@openlegion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
-import { blackboardFeature } from './blackboard-feature.js';
+import { BLACKBOARD, blackboardFeature } from './blackboard-feature.js';
 import { BlackboardStore } from './blackboard-store.js';
 
 const writeAll = { permissions: { blackboard: { read: ['*'], write: ['*'] } } };
@@ -13,8 +13,8 @@ const config: MeshConfigInput = {
 
 const hosts: FeatureTestHost[] = [];
 async function start() {
-  const feature = blackboardFeature();
-  const host = await startFeatureTestHost([feature], config);
+  const host = await startFeatureTestHost([blackboardFeature()], config);
+  const feature = { store: () => host.service(BLACKBOARD) };
   hosts.push(host);
   const put = (who: string, key: string, value: unknown) =>
     host.app.inject({

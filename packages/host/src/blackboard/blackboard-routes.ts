@@ -12,9 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
-import type { AgentSlots } from '../server/agent-slots.js';
-import { boundedBody } from '../server/bounded-body.js';
-import { endWithHost, openHostStream } from '../server/host-stream.js';
+import { type AgentSlots, boundedBody, endWithHost, openHostStream } from '../server/index.js';
 import { type BlackboardStore, MAX_VALUE_BYTES } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 

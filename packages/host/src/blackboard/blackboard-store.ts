@@ -6,7 +6,7 @@ import {
   type MeshConfig,
   OpenLegionError,
 } from '@openlegion/protocol';
-import { OwnerRowCap } from '../server/owner-row-cap.js';
+import { OwnerRowCap } from '../server/index.js';
 import { BlackboardUsage } from './blackboard-usage.js';
 
 /** The largest value the blackboard keeps, as JSON text. */

@@ -1,3 +1,3 @@
-export { type BlackboardFeature, blackboardFeature } from './blackboard-feature.js';
+export { BLACKBOARD, blackboardFeature } from './blackboard-feature.js';
 export { type AuditRecord, BlackboardStore, MAX_VALUE_BYTES } from './blackboard-store.js';
 export { BlackboardWatchers } from './blackboard-watchers.js';

@@ -1,11 +1,6 @@
-// Workflow files are config files too: the CLI validates them without loading the host.
-export {
-  type LoadedWorkflow,
-  loadWorkflowFile,
-  parseWorkflowFile,
-  workflowProblems,
-} from '../workflows/definition/workflow-file.js';
 export { type LoadedMeshConfig, loadMeshConfig, parseMeshConfig } from './load-mesh-config.js';
+// Cron schedules are config: mesh.yaml and workflow files are checked with them before anything runs.
+export { firstRun, nextRunAfter, parseSchedule, type Schedule, TOP_OF_HOUR_JITTER_MS } from './schedule.js';
 export {
   type ConfigProblem,
   type FieldPath,

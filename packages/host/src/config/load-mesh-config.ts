@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deepFreeze, type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
-import { parseSchedule } from '../cron/schedule.js';
+import { parseSchedule } from './schedule.js';
 import { type ConfigProblem, problemsMessage, YamlSource } from './yaml-source.js';
 
 export interface LoadedMeshConfig {

@@ -1,5 +1,5 @@
 import type { MeshConfig } from '@openlegion/protocol';
-import type { LlmAnswer } from '../llm/llm-answer.js';
+import type { LlmAnswer } from '../server/index.js';
 import type { BudgetGate } from './budget-gate.js';
 import { costOf, DEFAULT_MAX_OUTPUT_TOKENS, priceOf } from './prices.js';
 import type { UsageLog, UsageRecord } from './usage-log.js';

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { llmFeature } from '../llm/llm-feature.js';
 import { environmentSecrets } from '../secrets/index.js';
-import { costsFeature } from './costs-feature.js';
-import type { UsageRecord } from './usage-log.js';
+import { costsFeature, USAGE_RECORDED, type UsageRecord } from './index.js';
 
 // $1 per 1M input tokens and $2 per 1M output tokens: easy to check by hand.
 const config: MeshConfigInput = {
@@ -39,12 +38,13 @@ describe('costs and budgets', () => {
         },
       },
     });
-    const costs = costsFeature({ onRecorded: (usage) => recorded.push(usage) });
+    const costs = costsFeature();
     host = await startFeatureTestHost(
-      [costs, llmFeature({ baseUrlOverrides: { openai: fakeLlm.url }, costs: costs.meter })],
+      [costs, llmFeature({ baseUrlOverrides: { openai: fakeLlm.url }, meterCosts: true })],
       config,
       { secrets: environmentSecrets({ OPENAI_API_KEY: 'sk-test' }) },
     );
+    host.context.events.on(USAGE_RECORDED, (usage) => recorded.push(usage));
     await host.app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(host.app.server.address() as AddressInfo).port}`;
   });

@@ -1,6 +1,7 @@
 export { BudgetGate, type Reservation } from './budget-gate.js';
 export { type Charge, type ChargeRequest, CostMeter } from './cost-meter.js';
-export { type CostsFeature, costsFeature } from './costs-feature.js';
+export { costsFeature } from './costs-feature.js';
+export { COST_METER, USAGE_LOG, USAGE_RECORDED } from './costs-keys.js';
 export { costOf, type ModelPrice, priceOf } from './prices.js';
 export { UsageLog, type UsageRecord } from './usage-log.js';
 export { type TappedUsage, tapUsage } from './usage-tap.js';

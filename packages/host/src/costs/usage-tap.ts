@@ -1,4 +1,4 @@
-import type { LlmAnswer } from '../llm/llm-answer.js';
+import type { LlmAnswer } from '../server/index.js';
 
 /** The token counts a provider reported, or that were estimated when it reported none. */
 export interface TappedUsage {

@@ -1,10 +1,10 @@
 import { OpenLegionError } from '@openlegion/protocol';
+import { firstRun, parseSchedule } from '../config/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import type { Lanes } from '../lanes/index.js';
 import { CRON_MIGRATIONS, type CronJob, CronRepository } from './cron-repository.js';
 import { registerCronRoutes } from './cron-routes.js';
 import { CronScheduler } from './cron-scheduler.js';
-import { firstRun, parseSchedule } from './schedule.js';
 
 /** The job id of the `index`th cron entry of an agent in mesh.yaml. */
 export const configJobId = (agent: string, index: number) => `${agent}#${index}`;
@@ -15,11 +15,6 @@ export const configJobId = (agent: string, index: number) => `${agent}#${index}`
  * the job, and a silent heartbeat is delivered nowhere.
  */
 export function cronFeature(options: { lanes: Lanes }): HostFeature {
-  let state: { repo: CronRepository; scheduler: CronScheduler } | undefined;
-  const current = () => {
-    if (!state) throw new Error('cron is used before the host database is open');
-    return state;
-  };
   const fire = async (job: CronJob, scheduledAt: number) => {
     await options.lanes.enqueue({
       agent: job.agent,
@@ -35,7 +30,7 @@ export function cronFeature(options: { lanes: Lanes }): HostFeature {
   return {
     name: 'cron',
     migrations: CRON_MIGRATIONS,
-    init(context) {
+    build(context) {
       const repo = new CronRepository(context.db);
       syncConfigJobs(repo, context);
       const scheduler = new CronScheduler({
@@ -44,22 +39,22 @@ export function cronFeature(options: { lanes: Lanes }): HostFeature {
         logger: context.logger.child({ component: 'cron' }),
         fire,
       });
-      state = { repo, scheduler };
+      return {
+        routes: (app) =>
+          registerCronRoutes(app, {
+            repo: () => repo,
+            scheduler: () => scheduler,
+            now: () => context.clock.now(),
+          }),
+        start() {
+          options.lanes.deliverTo('cron', async (item) => {
+            if (item.sourceRef) repo.recordResult(item.sourceRef, outcomeOf(item));
+          });
+          scheduler.start();
+        },
+        stop: () => scheduler.stop(),
+      };
     },
-    routes: (app, context) =>
-      registerCronRoutes(app, {
-        repo: () => current().repo,
-        scheduler: () => current().scheduler,
-        now: () => context.clock.now(),
-      }),
-    start() {
-      const { repo, scheduler } = current();
-      options.lanes.deliverTo('cron', async (item) => {
-        if (item.sourceRef) repo.recordResult(item.sourceRef, outcomeOf(item));
-      });
-      scheduler.start();
-    },
-    stop: () => state?.scheduler.stop(),
   };
 }
 

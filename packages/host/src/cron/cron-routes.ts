@@ -3,9 +3,9 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
+import { firstRun, parseSchedule } from '../config/index.js';
 import type { CronJob, CronRepository } from './cron-repository.js';
 import type { CronScheduler } from './cron-scheduler.js';
-import { firstRun, parseSchedule } from './schedule.js';
 
 /** An agent may keep this many jobs of its own. */
 export const MAX_AGENT_JOBS = 20;

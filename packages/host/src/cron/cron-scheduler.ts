@@ -1,7 +1,7 @@
 import type { Clock, Timer } from '@openlegion/infra/clock';
 import type { Logger } from 'pino';
+import { nextRunAfter, parseSchedule } from '../config/index.js';
 import type { CronJob, CronRepository } from './cron-repository.js';
-import { nextRunAfter, parseSchedule } from './schedule.js';
 
 /** Re-check at least this often, so a clock jump or a long sleep never strands a job. */
 const MAX_SLEEP_MS = 60_000;

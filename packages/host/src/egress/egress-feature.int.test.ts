@@ -7,7 +7,7 @@ import { TokenRegistry } from '../auth/index.js';
 import { credentialsFeature } from '../credentials/index.js';
 import type { PreparedMesh } from '../fleet/index.js';
 import { llmFeature } from '../llm/llm-feature.js';
-import { type EgressFeatureOptions, egressFeature } from './egress-feature.js';
+import { EGRESS, type EgressFeatureOptions, egressFeature } from './egress-feature.js';
 import type { FirewallCommand } from './network-lockdown.js';
 
 /** The host listens on loopback only; the "agents" here are this test. */
@@ -37,7 +37,7 @@ describe('egress feature', () => {
     const tokens = new TokenRegistry();
     const egressPort = await findFreePort('127.0.0.1');
     // No packet leaves this test: nothing is allowed to be dialled.
-    const egress = egressFeature({
+    const feature = egressFeature({
       tokens,
       dial: (address, port) => {
         throw new Error(`dialer called for ${address}:${port}`);
@@ -45,11 +45,11 @@ describe('egress feature', () => {
       ...options,
     });
     host = await startFeatureTestHost(
-      [llmFeature(), egress, credentialsFeature({ egress })],
+      [llmFeature(), feature, credentialsFeature()],
       { ...config, mesh: { egress_port: egressPort } },
       { tokens },
     );
-    return { egress, tokens, host };
+    return { egress: host.service(EGRESS), tokens, host };
   };
 
   /** The status line the proxy answers a CONNECT to allowed.test:22 with these credentials. */

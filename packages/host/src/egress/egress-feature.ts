@@ -1,7 +1,8 @@
 import { OpenLegionError } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
-import type { FeatureContext, HostFeature } from '../features/index.js';
+import { type FeatureContext, type HostFeature, serviceKey } from '../features/index.js';
 import type { PreparedMesh } from '../fleet/index.js';
+import { EGRESS_DECIDED } from './egress-events.js';
 import type { EgressDecision } from './egress-policy.js';
 import { type Dialer, EgressProxy } from './egress-proxy.js';
 import { type FirewallCommand, installNetworkLockdown } from './network-lockdown.js';
@@ -9,7 +10,8 @@ import { type FirewallCommand, installNetworkLockdown } from './network-lockdown
 /** The mesh network's lockdown, as `openlegion status` shows it. */
 export type NetworkLock = 'locked' | 'unlocked' | 'none';
 
-export interface EgressFeature extends HostFeature {
+/** The egress proxy and the network lockdown, as the host and the credentials route use them. */
+export interface Egress {
   /**
    * Listen where the agents reach the host, at the egress port; with a bridge (docker), lock the
    * mesh network so the host's mesh and egress ports are all an agent reaches on this machine.
@@ -27,7 +29,6 @@ export interface EgressFeature extends HostFeature {
 
 export interface EgressFeatureOptions {
   tokens: TokenRegistry;
-  onDecision?: (decision: EgressDecision) => void;
   /** `openlegion start --allow-unlocked-network`: start even if the lockdown cannot be installed. */
   allowUnlockedNetwork?: boolean | undefined;
   /** Runs the firewall commands (injected in tests). */
@@ -36,30 +37,41 @@ export interface EgressFeatureOptions {
   dial?: Dialer;
 }
 
+/** The egress proxy, as the composition root and the credentials feature use it. */
+export const EGRESS = serviceKey<Egress>('egress');
+
 /** The egress proxy and network lockdown as a host feature (they stop after the agents). */
-export function egressFeature(options: EgressFeatureOptions): EgressFeature {
-  let context: FeatureContext | undefined;
-  let proxy: EgressProxy | undefined;
+export function egressFeature(options: EgressFeatureOptions): HostFeature {
+  return {
+    name: 'egress',
+    provides: [EGRESS],
+    build(context) {
+      const egress = openEgress(options, context);
+      context.provide(EGRESS, egress.service);
+      return { stop: egress.stop };
+    },
+  };
+}
+
+function openEgress(
+  options: EgressFeatureOptions,
+  given: FeatureContext,
+): { service: Egress; stop(): Promise<void> } {
+  const { config } = given;
   let proxyUrl: URL | undefined;
   let unlock: (() => Promise<void>) | undefined;
   let lock: NetworkLock | undefined;
-  return {
-    name: 'egress',
-    init(given) {
-      context = given;
-      const { config } = given;
-      proxy = new EgressProxy({
-        identify: (token) => options.tokens.identifyProxy(token),
-        allowlist: (agent) => config.agents[agent]?.permissions.egress ?? [],
-        ports: (agent) => config.agents[agent]?.permissions.egress_ports ?? [],
-        logger: given.logger.child({ component: 'egress' }),
-        ...(options.onDecision ? { onDecision: options.onDecision } : {}),
-        ...(options.dial ? { dial: options.dial } : {}),
-      });
-    },
+  const proxy = new EgressProxy({
+    identify: (token) => options.tokens.identifyProxy(token),
+    allowlist: (agent) => config.agents[agent]?.permissions.egress ?? [],
+    ports: (agent) => config.agents[agent]?.permissions.egress_ports ?? [],
+    logger: given.logger.child({ component: 'egress' }),
+    onDecision: (decision) => given.events.emit(EGRESS_DECIDED, decision),
+    ...(options.dial ? { dial: options.dial } : {}),
+  });
+  const service: Egress = {
     async open(prepared, bridge) {
-      if (!context || !proxy) throw new Error('egress is opened before the host database is open');
-      const { mesh, runtime } = context.config;
+      const { mesh, runtime } = config;
       const wanted = mesh.egress_port ?? mesh.port + 1;
       const port = await proxy
         .listen(prepared.hostBindAddresses, wanted)
@@ -92,15 +104,12 @@ export function egressFeature(options: EgressFeatureOptions): EgressFeature {
             { cause: error, details: { bridge } },
           );
         lock = 'unlocked';
-        context.warn(
+        given.warn(
           `network lockdown not installed on ${bridge} (${why}): agents can reach services this machine binds on 0.0.0.0 (allowed by ${options.allowUnlockedNetwork ? '--allow-unlocked-network' : 'runtime.allow_unlocked_network'}); run the host as root with iptables to lock it`,
         );
       }
     },
-    decide(agent, host, port) {
-      if (!proxy) throw new Error('egress is used before the host database is open');
-      return proxy.decide(agent, host, port);
-    },
+    decide: (agent, host, port) => proxy.decide(agent, host, port),
     agentEnv(agent): Record<string, string> {
       const token = options.tokens.proxyTokenFor(agent);
       if (!proxyUrl || token === undefined) return {};
@@ -119,9 +128,12 @@ export function egressFeature(options: EgressFeatureOptions): EgressFeature {
       };
     },
     networkLock: () => lock,
+  };
+  return {
+    service,
     async stop() {
       await unlock?.();
-      await proxy?.close();
+      await proxy.close();
     },
   };
 }

@@ -1,6 +1,8 @@
 export { inListedCidr, listedCidrs, refusedBecause } from './address-policy.js';
+export { EGRESS_DECIDED } from './egress-events.js';
 export {
-  type EgressFeature,
+  EGRESS,
+  type Egress,
   type EgressFeatureOptions,
   egressFeature,
   type NetworkLock,

@@ -1,27 +1,25 @@
 import type { Logger } from 'pino';
-import type { FeatureContext, HostFeature } from './host-feature.js';
+import type { BuiltFeature } from './host-feature.js';
 
 /**
- * Starts features in list order and stops them in reverse. A feature counts as started as soon
+ * Starts features in their start order (see `featureOrder`) and stops them in reverse. A feature counts as started as soon
  * as its start begins, so a stop during start-up (Ctrl-C) also stops the one still starting;
  * stop errors are logged and the other features still stop.
  */
 export class FeatureLifecycle {
-  readonly #features: readonly HostFeature[];
   readonly #logger: Logger;
-  readonly #started: HostFeature[] = [];
+  readonly #started: BuiltFeature[] = [];
   #stopping: Promise<void> | undefined;
 
-  constructor(features: readonly HostFeature[], logger: Logger) {
-    this.#features = features;
+  constructor(logger: Logger) {
     this.#logger = logger;
   }
 
-  async startAll(context: FeatureContext): Promise<void> {
-    for (const feature of this.#features) {
+  async startAll(features: readonly BuiltFeature[]): Promise<void> {
+    for (const feature of features) {
       if (this.#stopping) return;
       this.#started.push(feature);
-      await feature.start?.(context);
+      await feature.start?.();
     }
   }
 

@@ -7,7 +7,10 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { LoadedMeshConfig } from '../config/index.js';
 import { requireSecret, type SecretSource } from '../secrets/index.js';
-import type { FeatureContext, HostFeature } from './host-feature.js';
+import { buildFeatures, type SharedContext } from './build-features.js';
+import { EventBus } from './event-bus.js';
+import type { BuiltFeature, HostFeature } from './host-feature.js';
+import type { ServiceKey } from './service-key.js';
 
 export interface HostContextOptions {
   loaded: LoadedMeshConfig;
@@ -20,11 +23,19 @@ export interface HostContextOptions {
   warnings: string[];
 }
 
+/** The open host: the shared context and every feature, built, in start order. */
+export interface HostContext {
+  context: SharedContext;
+  features: BuiltFeature[];
+  /** A service a feature provides, for the composition root (INTERNAL when no feature does). */
+  service<T>(key: ServiceKey<T>): T;
+}
+
 /**
- * Open `<data_dir>/mesh.db`, apply every feature's migrations, build the shared context and run
- * every feature's `init` with it.
+ * Open `<data_dir>/mesh.db`, apply every feature's migrations, build the shared context and build
+ * every feature with it, providers first.
  */
-export function openHostContext(options: HostContextOptions): FeatureContext {
+export function openHostContext(options: HostContextOptions): HostContext {
   const { loaded } = options;
   // Every acknowledged write of mesh.db is durable: a commit reaches the disk before it returns.
   const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'), { synchronous: 'FULL' });
@@ -40,7 +51,7 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
     db.close();
     throw error;
   }
-  const context: FeatureContext = {
+  const context: SharedContext = {
     config: loaded.config,
     dataDir: loaded.dataDir,
     resolvePath: loaded.resolvePath,
@@ -53,23 +64,34 @@ export function openHostContext(options: HostContextOptions): FeatureContext {
       options.logger.warn(message);
       options.warnings.push(message);
     },
+    events: new EventBus(options.logger),
   };
-  for (const feature of options.features) feature.init?.(context);
-  return context;
+  const services = new Map<string, unknown>();
+  try {
+    return {
+      context,
+      features: buildFeatures(options.features, context, services),
+      service<T>(key: ServiceKey<T>): T {
+        if (!services.has(key.name))
+          throw new OpenLegionError('INTERNAL', `no feature of this host provides "${key.name}"`);
+        // Stored under this key's name by its provider's `provide<T>`, so it is a T.
+        return services.get(key.name) as T;
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /** mesh.db with one more feature's migrations applied (for a component wired beside the host). */
-export function featureDatabase(
-  context: FeatureContext,
-  feature: string,
-  steps: readonly string[],
-): Database {
+export function featureDatabase(context: SharedContext, feature: string, steps: readonly string[]): Database {
   migrate(context.db, [{ feature, steps }]);
   return context.db;
 }
 
 /** The value behind a `vault:`/`env:` reference; CONFIG_INVALID naming it when it is not set. */
-export function resolveSecret(context: FeatureContext, reference: string): string {
+export function resolveSecret(context: SharedContext, reference: string): string {
   return requireSecret(
     context.secrets,
     reference,

@@ -4,6 +4,8 @@ import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
+import type { EventBus } from './event-bus.js';
+import type { ServiceKey } from './service-key.js';
 
 /** What every feature is given: the frozen config, the host's database and shared services. */
 export interface FeatureContext {
@@ -22,26 +24,57 @@ export interface FeatureContext {
   readonly signal: AbortSignal;
   /** Something the operator must know (logged at warn, shown in `openlegion status`). */
   warn(message: string): void;
+  /** The host's one bus for facts features announce and others react to. */
+  readonly events: EventBus;
+  /**
+   * A service another feature provides. Only keys the feature declares in `needs`: the kernel built
+   * their providers first, so the service is real and this never waits or fails at run time.
+   */
+  need<T>(key: ServiceKey<T>): T;
+  /** Hand out a service this feature declares in `provides` (while it is built). */
+  provide<T>(key: ServiceKey<T>, service: T): void;
+}
+
+/** What a feature is, once built with real services: its routes and its start/stop hooks. */
+export interface FeatureParts {
+  /**
+   * Register HTTP routes. Called once when the app is built, which may happen while features
+   * later in the start order are still starting.
+   * Each route declares who may call it: `{ config: { auth: 'agent' | 'operator' | ... } }`.
+   */
+  routes?(app: FastifyInstance): void;
+  /** Bring the feature up (timers, listeners, agents). A throw fails the host's start. */
+  start?(): Promise<void> | void;
+  /** Bring it down; idempotent. Errors are logged, and the other features still stop. */
+  stop?(): Promise<void> | void;
+}
+
+/** A feature built by the kernel, in start order. */
+export interface BuiltFeature extends FeatureParts {
+  readonly name: string;
 }
 
 /**
- * One host capability (vault, llm, blackboard, lanes, cron, ...), in its own folder, in one shape.
- * The composition root lists the features; it opens the database and applies every feature's
- * migrations, runs every `init`, builds the HTTP app from every feature's routes, runs `start` in list order and
- * `stop` in reverse (also after a failed or interrupted start, for the features that started).
- *
- * Dependencies between features are explicit: a feature's factory takes the other features (or
- * the services they expose) it needs, so the list order follows the dependency order.
+ * One host capability (vault, llm, blackboard, lanes, cron, ...), in its own folder, in one shape:
+ * a plugin unit. It declares what it `needs` and `provides` (typed keys); once mesh.db is open and
+ * migrated, the kernel builds every feature in an order its needs decide (the list order breaks
+ * ties; a circle is a start-up error naming it), handing each the real services it needs, so no
+ * service is ever looked at before it exists. Facts other features react to go on `events`.
+ * The host starts features in that order and stops them in reverse (also after a failed or
+ * interrupted start, for the features that started).
  *
  * @example
- * export function blackboardFeature(): HostFeature & { board: () => Blackboard } {
- *   let board: Blackboard | undefined;
+ * export const BLACKBOARD = serviceKey<BlackboardStore>('blackboard.store');
+ * export function blackboardFeature(): HostFeature {
  *   return {
  *     name: 'blackboard',
  *     migrations: BLACKBOARD_MIGRATIONS,
- *     routes: (app, context) => registerBlackboardRoutes(app, () => (board ??= new Blackboard(context.db))),
- *     start: (context) => { board ??= new Blackboard(context.db); },
- *     board: () => board ?? fail(),
+ *     provides: [BLACKBOARD],
+ *     build(context) {
+ *       const store = new BlackboardStore(context.db);
+ *       context.provide(BLACKBOARD, store);
+ *       return { routes: (app) => registerBlackboardRoutes(app, store) };
+ *     },
  *   };
  * }
  */
@@ -52,19 +85,22 @@ export interface HostFeature {
   readonly migrations?: readonly string[];
   /** Set by the one feature that owned mesh.db's schema before per-feature tracking. */
   readonly adoptsUserVersion?: boolean;
-  /**
-   * Synchronous setup once mesh.db is open and migrated: create the repositories and services
-   * that routes and other features use. Runs for every feature before any routes or start.
+  /** Services of other features this one uses: their providers are built and started first. */
+  readonly needs?: readonly ServiceKey<unknown>[];
+  /** Services this feature hands out while it is built. */
+  readonly provides?: readonly ServiceKey<unknown>[];
+  /** Build the feature with real services, once mesh.db is open and migrated. */
+  build?(context: FeatureContext): FeatureParts;
+  /*
+   * The earlier shape, kept working through an adapter for the features not yet converted to
+   * `build`: `init` once mesh.db is open, then `routes`, `start` and `stop` with the context.
    */
+  /** The earlier shape (see above); use `build`. */
   init?(context: FeatureContext): void;
-  /**
-   * Register HTTP routes. Called once when the app is built, which may happen while features
-   * later in the list are still starting: handlers read feature state at request time.
-   * Each route declares who may call it: `{ config: { auth: 'agent' | 'operator' | ... } }`.
-   */
+  /** The earlier shape (see above); use `build`. */
   routes?(app: FastifyInstance, context: FeatureContext): void;
-  /** Bring the feature up (timers, listeners, agents). A throw fails the host's start. */
+  /** The earlier shape (see above); use `build`. */
   start?(context: FeatureContext): Promise<void> | void;
-  /** Bring it down; idempotent. Errors are logged, and the other features still stop. */
+  /** The earlier shape (see above); use `build`. */
   stop?(): Promise<void> | void;
 }

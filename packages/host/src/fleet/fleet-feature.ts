@@ -1,7 +1,7 @@
 import { OpenLegionError } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
-import { AgentRegistry, REGISTRY_FEATURE, registryStore } from '../registry/index.js';
+import { AGENT_STATE_CHANGED, AgentRegistry, REGISTRY_FEATURE, registryStore } from '../registry/index.js';
 import { registerAgentApiRoutes } from './agent-api-routes.js';
 import {
   type AgentLaunchDeps,
@@ -54,7 +54,11 @@ export function fleetFeature(options: FleetFeatureOptions): FleetFeature {
   let meshUrl: string | undefined;
   const attach = (given: FeatureContext): AgentRegistry => {
     context = given;
-    registry ??= new AgentRegistry({ store: registryStore(given.db), clock: given.clock });
+    if (!registry) {
+      registry = new AgentRegistry({ store: registryStore(given.db), clock: given.clock });
+      // Every move of an agent is a fact on the host's bus, for whoever reacts to it.
+      registry.onTransition((record) => given.events.emit(AGENT_STATE_CHANGED, record));
+    }
     return registry;
   };
   const launchDeps = (given: FeatureContext, agents: AgentRegistry, url: string): AgentLaunchDeps => ({

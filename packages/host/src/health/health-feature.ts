@@ -16,16 +16,11 @@ const agentParams = z.object({ agent: z.string().min(1) });
  * /api/agents/:agent/restart`, which also recovers an agent marked failed.
  */
 export function healthFeature(options: { fleet: FleetFeature }): HostFeature {
-  let monitor: HealthMonitor | undefined;
-  const current = () => {
-    if (!monitor) throw new Error('the health monitor is used before the host database is open');
-    return monitor;
-  };
   return {
     name: 'health',
-    init(context) {
+    build(context) {
       const { health, lanes } = context.config;
-      monitor = new HealthMonitor({
+      const monitor = new HealthMonitor({
         registry: options.fleet.registry,
         restart: (agent) => options.fleet.restart(agent),
         probe: async (url) => {
@@ -44,19 +39,21 @@ export function healthFeature(options: { fleet: FleetFeature }): HostFeature {
           backoffMaxMs: BACKOFF_MAX_MS,
         },
       });
+      return {
+        routes(app) {
+          app.post('/api/agents/:agent/restart', { config: { auth: 'operator' } }, async (request) => {
+            const { agent } = parseRequest(agentParams, request.params, 'params');
+            await monitor.restartNow(agent);
+            const record = options.fleet.registry().get(agent);
+            return { agent: record ? toAgentInfo(record) : null };
+          });
+        },
+        start() {
+          options.fleet.onAgentExit((agent) => void monitor.agentExited(agent));
+          monitor.start();
+        },
+        stop: () => monitor.stop(),
+      };
     },
-    routes(app) {
-      app.post('/api/agents/:agent/restart', { config: { auth: 'operator' } }, async (request) => {
-        const { agent } = parseRequest(agentParams, request.params, 'params');
-        await current().restartNow(agent);
-        const record = options.fleet.registry().get(agent);
-        return { agent: record ? toAgentInfo(record) : null };
-      });
-    },
-    start() {
-      options.fleet.onAgentExit((agent) => void current().agentExited(agent));
-      current().start();
-    },
-    stop: () => monitor?.stop(),
   };
 }

@@ -1,3 +1,3 @@
 export { InstructionStore } from './instruction-store.js';
-export { type InstructionsFeature, instructionsFeature } from './instructions-feature.js';
+export { type AgentInstructions, INSTRUCTIONS, instructionsFeature } from './instructions-feature.js';
 export { instructionFileOf } from './instructions-routes.js';

@@ -47,7 +47,6 @@ describe('instructions (AGENTS.md and SOUL.md held by the host)', () => {
           registry: fleet.registry,
           tokens,
           agentClient: createAgentClient(),
-          instructions,
           meshStatus: () => {
             throw new Error('not used');
           },

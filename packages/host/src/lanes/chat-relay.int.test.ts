@@ -14,7 +14,7 @@ import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
 import { instructionsFeature } from '../instructions/index.js';
 import { createChannelMesh, OperatorNotices, operatorFeature } from '../operator/index.js';
-import { workflowsFeature } from '../workflows/index.js';
+import { WORKFLOWS, workflowsFeature } from '../workflows/index.js';
 import { createAgentClient, lanesFeature } from './index.js';
 
 interface ReceivedChat {
@@ -91,11 +91,11 @@ describe('chat relay through the host', () => {
       [
         lanes,
         workflows,
+        instructionsFeature(),
         operatorFeature({
           registry: fleet.registry,
           tokens,
           agentClient: createAgentClient(),
-          instructions: instructionsFeature(),
           meshStatus: () => {
             throw new Error('not used');
           },
@@ -105,7 +105,11 @@ describe('chat relay through the host', () => {
       { llm: { providers: { openai: {} } }, agents: { a: {} } },
       { tokens, start: false },
     );
-    channelMesh = createChannelMesh({ lanes, workflows, notices: new OperatorNotices(host.context.logger) });
+    channelMesh = createChannelMesh({
+      lanes,
+      workflows: () => host.service(WORKFLOWS),
+      notices: new OperatorNotices(host.context.logger),
+    });
     const registry = fleet.registry();
     registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
     registry.markReady('a');

@@ -3,6 +3,7 @@ import type { AgentRegistry } from '../registry/index.js';
 import { type AgentTurnDeps, runAgentTurn, steerAgent } from './agent-turn.js';
 import { followItem } from './follow-item.js';
 import { LaneDispatcher } from './lane-dispatcher.js';
+import { LANE_ITEM_CHANGED, type LaneItemPhase } from './lane-events.js';
 import type { LaneItem, LaneSource } from './lane-item.js';
 import { LANE_MIGRATIONS } from './lane-migrations.js';
 import { enqueue } from './lane-queue.js';
@@ -10,39 +11,47 @@ import { LaneRepository } from './lane-repository.js';
 import { registerLaneRoutes } from './lane-routes.js';
 import type { Lanes } from './lanes.js';
 
-export type LanesFeatureOptions = AgentTurnDeps & {
-  /** Told of each item as it is queued, starts running and settles (traces). */
-  onItem?: (item: LaneItem, phase: 'queued' | 'running' | 'settled') => void;
-};
+export type LanesFeatureOptions = AgentTurnDeps;
 
 /**
  * One persisted FIFO per agent in mesh.db: serial within an agent, parallel across agents. Work
  * queued before a host restart runs after it; results not yet delivered are delivered once.
  */
 export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes {
-  let state: { repo: LaneRepository; dispatcher: LaneDispatcher; context: FeatureContext } | undefined;
+  let state:
+    | {
+        repo: LaneRepository;
+        dispatcher: LaneDispatcher;
+        context: FeatureContext;
+        onItem: (item: LaneItem, phase: LaneItemPhase) => void;
+      }
+    | undefined;
   let stopRegistryWatch = () => {};
   // Where finished results go, by source; the CLI follows its items live and needs none.
   const deliverers = new Map<LaneSource, (item: LaneItem) => Promise<void>>();
   const deliver = async (item: LaneItem) => deliverers.get(item.source)?.(item);
+  let pendingEvents = options.pendingEvents;
   const attach = (context: FeatureContext) => {
     if (state) return state;
     const repo = new LaneRepository(context.db);
+    // Each move of an item is a fact on the host's bus (traces record it).
+    const onItem = (item: LaneItem, phase: LaneItemPhase) =>
+      context.events.emit(LANE_ITEM_CHANGED, { item, phase });
     const dispatcher = new LaneDispatcher({
       repo,
       clock: context.clock,
       logger: context.logger.child({ component: 'lanes' }),
       isReady: (agent) => options.registry().get(agent)?.state === 'ready',
-      ...(options.onItem ? { onItem: options.onItem } : {}),
+      onItem,
       runTurn: (item, emit, signal) =>
         runAgentTurn(options, item, emit, signal, {
           messages: repo.queuedCount(item.agent),
-          events: options.pendingEvents?.(item.agent) ?? 0,
+          events: pendingEvents?.(item.agent) ?? 0,
         }),
       deliver,
       watchdogMs: context.config.lanes.watchdog_ms,
     });
-    state = { repo, dispatcher, context };
+    state = { repo, dispatcher, context, onItem };
     return state;
   };
   const current = () => {
@@ -53,7 +62,7 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
 
   const lanes: Lanes = {
     enqueue: async (request) => {
-      const { repo, dispatcher, context } = current();
+      const { repo, dispatcher, context, onItem } = current();
       const enqueued = await enqueue(
         {
           config: context.config,
@@ -62,11 +71,11 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
           clock: context.clock,
           agentState: (agent) => options.registry().get(agent)?.state,
           steer: (...args) => steerAgent(options, ...args),
-          onQueued: (item) => options.onItem?.(item, 'queued'),
+          onQueued: (item) => onItem(item, 'queued'),
         },
         request,
       );
-      if (enqueued.outcome === 'steered') options.onItem?.(enqueued.item, 'settled');
+      if (enqueued.outcome === 'steered') onItem(enqueued.item, 'settled');
       return enqueued;
     },
     follow: (item) => followItem(current().dispatcher, current().repo, item),
@@ -74,6 +83,9 @@ export function lanesFeature(options: LanesFeatureOptions): HostFeature & Lanes 
     interrupt: (agent) => current().dispatcher.interrupt(agent),
     queued: (agent) => current().repo.queuedCount(agent),
     deliverTo: (source, handler) => void deliverers.set(source, handler),
+    countPendingEventsWith: (count) => {
+      pendingEvents = count;
+    },
     registry,
     repository: () => current().repo,
     dispatcher: () => current().dispatcher,

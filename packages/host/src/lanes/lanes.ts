@@ -16,6 +16,8 @@ export interface Lanes {
   queued(agent: string): number;
   /** Where finished items of a source go (cron records them, channels send them); one handler a source. */
   deliverTo(source: LaneSource, handler: (item: LaneItem) => Promise<void>): void;
+  /** Where an agent's turn learns how many events wait for it (pub/sub registers itself); one source. */
+  countPendingEventsWith(count: (agent: string) => number): void;
   registry(): AgentRegistry;
   repository(): LaneRepository;
   dispatcher(): LaneDispatcher;

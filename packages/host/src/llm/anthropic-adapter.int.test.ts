@@ -4,7 +4,7 @@ import { type FakeAnthropic, type FakeLlm, startFakeAnthropic, startFakeLlm } fr
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
-import { costsFeature, type UsageRecord } from '../costs/index.js';
+import { costsFeature, USAGE_RECORDED, type UsageRecord } from '../costs/index.js';
 import { environmentSecrets } from '../secrets/index.js';
 import { llmFeature } from './llm-feature.js';
 
@@ -69,12 +69,9 @@ describe('the Anthropic adapter through /v1', () => {
   beforeAll(async () => {
     anthropic = await startFakeAnthropic({ script: SCRIPT, apiKeys: ['sk-ant-live'] });
     oai = await startFakeLlm({ script: SCRIPT });
-    const costs = costsFeature({ onRecorded: (usage) => recorded.push(usage) });
+    const costs = costsFeature();
     host = await startFeatureTestHost(
-      [
-        costs,
-        llmFeature({ baseUrlOverrides: { anthropic: anthropic.url, oai: oai.url }, costs: costs.meter }),
-      ],
+      [costs, llmFeature({ baseUrlOverrides: { anthropic: anthropic.url, oai: oai.url }, meterCosts: true })],
       config,
       {
         secrets: environmentSecrets({
@@ -84,6 +81,7 @@ describe('the Anthropic adapter through /v1', () => {
         }),
       },
     );
+    host.context.events.on(USAGE_RECORDED, (usage) => recorded.push(usage));
     await host.app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(host.app.server.address() as AddressInfo).port}`;
   });

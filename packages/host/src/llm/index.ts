@@ -1,4 +1,3 @@
-export { isEventStream, type LlmAnswer } from './llm-answer.js';
 export { type LlmFeatureOptions, llmFeature } from './llm-feature.js';
 export {
   createLlmProxy,

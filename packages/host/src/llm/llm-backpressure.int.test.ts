@@ -3,7 +3,7 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import type { MeshConfigInput } from '@openlegion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
-import { llmCallSlotsOf } from '../server/agent-slots.js';
+import { llmCallSlotsOf } from '../server/index.js';
 import { llmFeature } from './index.js';
 
 const config: MeshConfigInput = {

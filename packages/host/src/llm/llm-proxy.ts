@@ -2,21 +2,20 @@ import { type Clock, systemClock } from '@openlegion/infra/clock';
 import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
+import { type CallSignal, isEventStream, type LlmAnswer } from '../server/index.js';
 import { fromAnthropicResponse } from './anthropic/index.js';
-import type { CallSignal } from './call-abort.js';
 import { KeyRing } from './key-ring.js';
-import { isEventStream, type LlmAnswer } from './llm-answer.js';
 import type { ChatCompletionBody, EmbeddingsBody } from './llm-requests.js';
 import { classify, FAILS_OVER, ModelHealthBoard, type ModelState } from './model-health.js';
 import { listConfiguredModels, type ModelList } from './model-list.js';
 import { type ResolvedModel, resolveUpstreamModel } from './model-resolver.js';
 import { cleanTranscript, hygieneFamily } from './transcript-hygiene.js';
-import { upstreamCall } from './upstream-call.js';
+import { type UpstreamPath, upstreamCall } from './upstream-call.js';
 import { ProviderUnavailableError, unreachable, upstreamFailure } from './upstream-errors.js';
 import { createUpstreamPool, headerOf, requestUpstream, type UpstreamAnswer } from './upstream-request.js';
 import { type ChunkSource, withCompletionLog } from './with-completion-log.js';
 
-export type UpstreamPath = '/chat/completions' | '/embeddings';
+export type { UpstreamPath } from './upstream-call.js';
 
 /** Who is calling, and the signal that aborts the upstream call when the client goes away. */
 export interface LlmCallContext {

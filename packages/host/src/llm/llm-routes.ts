@@ -2,10 +2,9 @@ import { parseRequest } from '@openlegion/infra/http';
 import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CostMeter } from '../costs/index.js';
-import type { AgentSlots } from '../server/agent-slots.js';
-import { callAbortOnClientClose } from '../server/client-abort.js';
-import { sendAnswer } from '../server/upstream-reply.js';
-import { chatCompletionBodySchema, embeddingsBodySchema, type LlmAnswer, type LlmProxy } from './index.js';
+import { type AgentSlots, callAbortOnClientClose, type LlmAnswer, sendAnswer } from '../server/index.js';
+import type { LlmProxy } from './llm-proxy.js';
+import { chatCompletionBodySchema, embeddingsBodySchema } from './llm-requests.js';
 import { requireModelAccess } from './model-access.js';
 import { withOpenAiErrorShape } from './openai-error-shape.js';
 

@@ -45,10 +45,7 @@ describe('provider keys and the host log', () => {
     oai = await startFakeLlm({ script: SCRIPT });
     const costs = costsFeature();
     host = await startFeatureTestHost(
-      [
-        costs,
-        llmFeature({ baseUrlOverrides: { anthropic: anthropic.url, oai: oai.url }, costs: costs.meter }),
-      ],
+      [costs, llmFeature({ baseUrlOverrides: { anthropic: anthropic.url, oai: oai.url }, meterCosts: true })],
       config,
       { secrets: environmentSecrets(KEYS), logTo: { write: (line) => lines.push(line) } },
     );

@@ -1,8 +1,10 @@
 import { type MeshConfig, OpenLegionError } from '@openlegion/protocol';
 import { priceOf } from '../costs/index.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicCall } from './anthropic/index.js';
-import type { UpstreamPath } from './llm-proxy.js';
 import type { ResolvedModel } from './model-resolver.js';
+
+/** The OpenAI-wire paths the proxy forwards. */
+export type UpstreamPath = '/chat/completions' | '/embeddings';
 
 /** The HTTP call for `target`: the Messages API for anthropic, the OpenAI wire for everyone else. */
 export function upstreamCall(

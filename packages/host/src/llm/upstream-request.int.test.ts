@@ -4,7 +4,7 @@ import { createLogger } from '@openlegion/infra/log';
 import { meshConfigSchema } from '@openlegion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { environmentSecrets } from '../secrets/index.js';
-import { CallAbort } from './call-abort.js';
+import { CallAbort } from '../server/index.js';
 import { createLlmProxy, type LlmProxy } from './llm-proxy.js';
 
 const MESSAGES = [{ role: 'user', content: 'hi' }];

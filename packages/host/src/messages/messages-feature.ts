@@ -21,11 +21,13 @@ export const peerMessage = (from: string, message: string) => `Message from agen
 export function messagesFeature(options: { lanes: Lanes }): HostFeature {
   return {
     name: 'messages',
-    routes: (app, context) => registerMessageRoutes(app, context, options.lanes),
-    start() {
-      // A `send` has nowhere to go back to: its result stays in the lane (GET /api/lanes).
-      options.lanes.deliverTo('agent', async () => {});
-    },
+    build: (context) => ({
+      routes: (app) => registerMessageRoutes(app, context, options.lanes),
+      start() {
+        // A `send` has nowhere to go back to: its result stays in the lane (GET /api/lanes).
+        options.lanes.deliverTo('agent', async () => {});
+      },
+    }),
   };
 }
 

@@ -2,10 +2,9 @@ import { parseRequest } from '@openlegion/infra/http';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { type InstructionsFeature, instructionFileOf } from '../instructions/index.js';
-import { type AgentChatDeps, reachableAgent } from '../lanes/agent-chat.js';
-import { abortOnClientClose } from '../server/client-abort.js';
-import { sendUpstream } from '../server/upstream-reply.js';
+import { type AgentInstructions, instructionFileOf } from '../instructions/index.js';
+import { type AgentChatDeps, reachableAgent } from '../lanes/index.js';
+import { abortOnClientClose, sendUpstream } from '../server/index.js';
 
 /** The agent routes the operator reaches through the host (the host holds the agent's token). */
 export const FORWARDED_AGENT_ROUTES = ['memory', 'workspace'] as const;
@@ -15,7 +14,7 @@ const forwardParams = z.object({ agent: z.string().min(1), '*': z.string() });
 const forwardQuery = z.object({ from: z.enum(['workspace']).optional() });
 
 /** Where the operator's AGENTS.md and SOUL.md live: the host, not the agent's workspace. */
-export type AgentInstructionAccess = Pick<InstructionsFeature, 'serveOperator'>;
+export type AgentInstructionAccess = Pick<AgentInstructions, 'serveOperator'>;
 
 /** Imports of a whole memory may be large. */
 const FORWARD_BODY_LIMIT_BYTES = 64 * 1024 * 1024;

@@ -2,13 +2,13 @@ import { parseRequest } from '@openlegion/infra/http';
 import { type ChannelMesh, chatRequestSchema } from '@openlegion/protocol';
 import type { Lanes } from '../lanes/index.js';
 import { toAgentInfo } from '../registry/index.js';
-import type { WorkflowsFeature } from '../workflows/index.js';
+import type { Workflows } from '../workflows/index.js';
 import type { OperatorNotices } from './operator-notices.js';
 
 export interface ChannelMeshDeps {
   lanes: Lanes;
-  /** Approvals that wait, and the decisions on them. */
-  workflows: Pick<WorkflowsFeature, 'engine' | 'repository'>;
+  /** Approvals that wait, and the decisions on them (the started host's workflows). */
+  workflows: () => Pick<Workflows, 'engine' | 'repository'>;
   notices: OperatorNotices;
 }
 
@@ -33,8 +33,8 @@ export function createChannelMesh({ lanes, workflows, notices }: ChannelMeshDeps
       yield* lanes.follow(item);
     },
     interrupt: (agent) => lanes.interrupt(agent),
-    pendingApprovals: () => workflows.repository().pendingApprovals(),
-    decideApproval: ({ run, step, decision, note }) => workflows.engine()[decision](run, step, note),
+    pendingApprovals: () => workflows().repository.pendingApprovals(),
+    decideApproval: ({ run, step, decision, note }) => workflows().engine[decision](run, step, note),
     onNotice: (listener) => notices.subscribe(listener),
   };
 }

@@ -1,6 +1,7 @@
 import type { HostFeature } from '../features/index.js';
-import type { AgentChatDeps } from '../lanes/agent-chat.js';
-import { type AgentInstructionAccess, registerAgentForwarding } from './agent-forward.js';
+import { INSTRUCTIONS } from '../instructions/index.js';
+import type { AgentChatDeps } from '../lanes/index.js';
+import { registerAgentForwarding } from './agent-forward.js';
 import { type OperatorRouteDeps, registerOperatorRoutes } from './operator-routes.js';
 
 /**
@@ -8,14 +9,18 @@ import { type OperatorRouteDeps, registerOperatorRoutes } from './operator-route
  * through the host (`/api/agents/:agent/memory/*`, `/workspace/*`; AGENTS.md and SOUL.md from the
  * host's own copy) as a host feature.
  */
-export function operatorFeature(
-  options: OperatorRouteDeps & AgentChatDeps & { instructions: AgentInstructionAccess },
-): HostFeature {
+export function operatorFeature(options: OperatorRouteDeps & AgentChatDeps): HostFeature {
   return {
     name: 'operator',
-    routes(app) {
-      registerOperatorRoutes(app, options);
-      registerAgentForwarding(app, options);
+    needs: [INSTRUCTIONS],
+    build(context) {
+      const instructions = context.need(INSTRUCTIONS);
+      return {
+        routes(app) {
+          registerOperatorRoutes(app, options);
+          registerAgentForwarding(app, { ...options, instructions });
+        },
+      };
     },
   };
 }

@@ -1,8 +1,8 @@
 import type { Timer } from '@openlegion/infra/clock';
-import type { HostFeature } from '../features/index.js';
+import { type HostFeature, serviceKey } from '../features/index.js';
 import type { Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
-import { streamSlotsOf } from '../server/agent-slots.js';
+import { streamSlotsOf } from '../server/index.js';
 import { Pubsub } from './pubsub.js';
 import { PUBSUB_MIGRATIONS } from './pubsub-migrations.js';
 import { registerPubsubRoutes } from './pubsub-routes.js';
@@ -13,53 +13,53 @@ const KEEP_EVENTS = 100_000;
 const KEEP_MS = 7 * 24 * 3_600_000;
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 
-export interface PubsubFeature extends HostFeature {
-  pubsub(): Pubsub;
-}
+/** The mesh's pub/sub (workflows publish to it and are triggered by it). */
+export const PUBSUB = serviceKey<Pubsub>('pubsub');
 
-/** Pub/sub: a persisted event log, durable subscriptions with cursors, SSE streams and lane wake-ups. */
-export function pubsubFeature(options: { lanes: Pick<Lanes, 'enqueue'> }): PubsubFeature {
-  let state: { pubsub: Pubsub; store: PubsubStore; permissions: MeshPermissions } | undefined;
-  let prune: Timer | undefined;
-  const current = () => {
-    if (!state) throw new Error('pub/sub is used before the host database is open');
-    return state;
-  };
+/**
+ * Pub/sub: a persisted event log, durable subscriptions with cursors, SSE streams and lane wake-ups.
+ * It wakes subscribers through the lanes it is given, and tells the lanes how many events wait for
+ * an agent (its turn hears of them).
+ */
+export function pubsubFeature(options: {
+  lanes: Pick<Lanes, 'enqueue' | 'countPendingEventsWith'>;
+}): HostFeature {
   return {
     name: 'pubsub',
     migrations: PUBSUB_MIGRATIONS,
-    pubsub: () => current().pubsub,
-    init(context) {
+    provides: [PUBSUB],
+    build(context) {
       const store = new PubsubStore(context.db, context.config.limits);
       const permissions = MeshPermissions.of(context.config);
       const logger = context.logger.child({ component: 'pubsub' });
-      state = {
-        store,
-        permissions,
-        pubsub: new Pubsub({ store, lanes: options.lanes, permissions, clock: context.clock, logger }),
+      const pubsub = new Pubsub({ store, lanes: options.lanes, permissions, clock: context.clock, logger });
+      options.lanes.countPendingEventsWith((agent) => pubsub.pendingEvents(agent));
+      context.provide(PUBSUB, pubsub);
+      let prune: Timer | undefined;
+      return {
+        routes: (app) =>
+          registerPubsubRoutes(app, {
+            pubsub: () => pubsub,
+            store: () => store,
+            permissions: () => permissions,
+            now: () => context.clock.now(),
+            stopping: context.signal,
+            streams: streamSlotsOf(context),
+            limits: context.config.limits,
+          }),
+        async start() {
+          // Events published while the host was down, or that could not wake their subscriber, go now.
+          await pubsub.catchUp();
+          const sweep = () => {
+            store.prune(KEEP_EVENTS, context.clock.now() - KEEP_MS);
+            prune = context.clock.setTimeout(sweep, PRUNE_INTERVAL_MS);
+          };
+          sweep();
+        },
+        stop() {
+          prune?.cancel();
+        },
       };
-    },
-    routes: (app, context) =>
-      registerPubsubRoutes(app, {
-        pubsub: () => current().pubsub,
-        store: () => current().store,
-        permissions: () => current().permissions,
-        now: () => context.clock.now(),
-        stopping: context.signal,
-        streams: streamSlotsOf(context),
-        limits: context.config.limits,
-      }),
-    async start(context) {
-      // Events published while the host was down, or that could not wake their subscriber, go now.
-      await current().pubsub.catchUp();
-      const sweep = () => {
-        current().store.prune(KEEP_EVENTS, context.clock.now() - KEEP_MS);
-        prune = context.clock.setTimeout(sweep, PRUNE_INTERVAL_MS);
-      };
-      sweep();
-    },
-    stop() {
-      prune?.cancel();
     },
   };
 }

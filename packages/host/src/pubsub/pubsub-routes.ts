@@ -14,9 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
-import type { AgentSlots } from '../server/agent-slots.js';
-import { boundedBody } from '../server/bounded-body.js';
-import { endWithHost, openHostStream } from '../server/host-stream.js';
+import { type AgentSlots, boundedBody, endWithHost, openHostStream } from '../server/index.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
 

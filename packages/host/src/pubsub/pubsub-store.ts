@@ -1,7 +1,7 @@
 import type { Database } from '@openlegion/infra/sqlite';
 import { type MeshConfig, type MeshEvent, OpenLegionError } from '@openlegion/protocol';
 import { topicMatcher } from '../permissions/index.js';
-import { OwnerRowCap } from '../server/owner-row-cap.js';
+import { OwnerRowCap } from '../server/index.js';
 
 /** A durable subscription: events after `cursor` on topics matching `pattern` are owed to `agent`. */
 export interface Subscription {

@@ -2,6 +2,7 @@ export { type AgentLifecycleState, type AgentRecord, toAgentInfo } from './agent
 export { AgentRegistry, type AgentRegistryOptions, type AgentStart } from './agent-registry.js';
 export { type AgentRunOutcome, type AgentRunRow, AgentRunsRepository } from './agent-runs-repository.js';
 export { type AgentRow, type AgentRuntimeKind, AgentsRepository } from './agents-repository.js';
+export { AGENT_STATE_CHANGED } from './registry-events.js';
 export {
   openRegistryStore,
   REGISTRY_FEATURE,

@@ -72,25 +72,26 @@ export class AgentSlots {
   }
 }
 
-const streamsByHost = new WeakMap<FeatureContext, AgentSlots>();
-const llmCallsByHost = new WeakMap<FeatureContext, AgentSlots>();
+// Keyed by the host's mesh.db: each feature sees its own view of the context, one database per host.
+const streamsByHost = new WeakMap<FeatureContext['db'], AgentSlots>();
+const llmCallsByHost = new WeakMap<FeatureContext['db'], AgentSlots>();
 
-/** The one count of open SSE streams of the host whose features share `context`. */
-export function streamSlotsOf(context: FeatureContext): AgentSlots {
-  let slots = streamsByHost.get(context);
+/** The one count of open SSE streams of the host whose features share `context.db`. */
+export function streamSlotsOf(context: Pick<FeatureContext, 'config' | 'db'>): AgentSlots {
+  let slots = streamsByHost.get(context.db);
   if (!slots) {
     slots = new AgentSlots(context.config.limits.streams_per_agent, STREAMS);
-    streamsByHost.set(context, slots);
+    streamsByHost.set(context.db, slots);
   }
   return slots;
 }
 
-/** The one count of running LLM calls of the host whose features share `context`. */
-export function llmCallSlotsOf(context: FeatureContext): AgentSlots {
-  let slots = llmCallsByHost.get(context);
+/** The one count of running LLM calls of the host whose features share `context.db`. */
+export function llmCallSlotsOf(context: Pick<FeatureContext, 'config' | 'db'>): AgentSlots {
+  let slots = llmCallsByHost.get(context.db);
   if (!slots) {
     slots = new AgentSlots(context.config.limits.llm_calls_per_agent, LLM_CALLS);
-    llmCallsByHost.set(context, slots);
+    llmCallsByHost.set(context.db, slots);
   }
   return slots;
 }

@@ -2,7 +2,7 @@ import { refuseFrameworkError, registerErrorHandling } from '@openlegion/infra/h
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type RouteAuth, type RouteAuthOptions, registerRouteAuth } from '../auth/index.js';
-import type { FeatureContext, HostFeature } from '../features/index.js';
+import type { BuiltFeature } from '../features/index.js';
 
 /** Large enough for a long chat history with pasted documents. */
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -10,8 +10,8 @@ export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 export interface HostAppOptions {
   logger: Logger;
   auth: RouteAuthOptions;
-  features: readonly HostFeature[];
-  context: FeatureContext;
+  /** The features, built (see `buildFeatures`). */
+  features: readonly BuiltFeature[];
   /** Every route the app registers is added here (route fuzzing walks the real list). */
   routes?: HostRoute[];
 }
@@ -54,6 +54,6 @@ export async function buildHostApp(options: HostAppOptions): Promise<FastifyInst
     });
   registerRouteAuth(app, options.auth);
   app.get('/healthz', { config: { auth: 'none' } }, async () => ({ ok: true }));
-  for (const feature of options.features) feature.routes?.(app, options.context);
+  for (const feature of options.features) feature.routes?.(app);
   return app;
 }

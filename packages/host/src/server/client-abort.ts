@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { CallAbort } from '../llm/call-abort.js';
+import { CallAbort } from './call-abort.js';
 
 /** A signal that aborts when the client closes the connection before the response finished. */
 export function abortOnClientClose(reply: FastifyReply): AbortSignal {

@@ -55,11 +55,11 @@ describe('the host app', () => {
     const features = [
       llmFeature(),
       lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() }),
+      instructionsFeature(),
       operatorFeature({
         registry: fleet.registry,
         tokens,
         agentClient: createAgentClient(),
-        instructions: instructionsFeature(),
         meshStatus: () => status,
         onShutdown: () => {
           shutdowns += 1;

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { isEventStream, type LlmAnswer } from '../llm/llm-answer.js';
+import { isEventStream, type LlmAnswer } from './llm-answer.js';
 
 /**
  * Send an upstream response's status and body through unbuffered. Only the content type is copied:

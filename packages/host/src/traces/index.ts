@@ -1,2 +1,2 @@
 export { type TraceEvent, TraceLog, type TraceSummary } from './trace-log.js';
-export { type TracesFeature, tracesFeature } from './traces-feature.js';
+export { TRACE_LOG, tracesFeature } from './traces-feature.js';

@@ -2,7 +2,8 @@ import type { MeshConfigInput } from '@openlegion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { blackboardFeature } from '../blackboard/index.js';
-import { type TracesFeature, tracesFeature } from './traces-feature.js';
+import type { TraceLog } from './trace-log.js';
+import { TRACE_LOG, tracesFeature } from './traces-feature.js';
 
 const config: MeshConfigInput = {
   llm: { providers: { openai: {} } },
@@ -11,11 +12,10 @@ const config: MeshConfigInput = {
 };
 
 const hosts: FeatureTestHost[] = [];
-async function start(): Promise<{ host: FeatureTestHost; traces: TracesFeature }> {
-  const traces = tracesFeature();
-  const host = await startFeatureTestHost([traces, blackboardFeature()], config);
+async function start(): Promise<{ host: FeatureTestHost; traces: TraceLog }> {
+  const host = await startFeatureTestHost([tracesFeature(), blackboardFeature()], config);
   hosts.push(host);
-  return { host, traces };
+  return { host, traces: host.service(TRACE_LOG) };
 }
 afterEach(async () => {
   await Promise.all(hosts.splice(0).map((host) => host.stop()));
@@ -45,7 +45,7 @@ describe('trace hops', () => {
     });
     expect(unknown.statusCode).toBe(404);
     for (const id of ['forged-401', 'forged-401b', 'forged-403', 'forged-404'])
-      expect(traces.log().events(id)).toEqual([]);
+      expect(traces.events(id)).toEqual([]);
   });
 
   it('name the route pattern of an authenticated call, never its raw URL', async () => {
@@ -55,7 +55,7 @@ describe('trace hops', () => {
       headers: { ...host.agentAuth('a'), 'x-trace-id': 'trace-ok' },
     });
     expect(read.statusCode).toBe(404);
-    expect(traces.log().events('trace-ok')).toEqual([
+    expect(traces.events('trace-ok')).toEqual([
       {
         trace_id: 'trace-ok',
         at: host.clock.now(),
@@ -75,8 +75,14 @@ describe('trace hops', () => {
       });
     }
     for (let i = 0; i < 150; i++)
-      traces.record({ trace_id: `e-${i}`, hop: 'egress allowed', agent: 'a', detail: { host: 'x.test' } });
-    traces.record({ trace_id: 'lane', hop: 'lane.queued', agent: 'other', detail: {} });
+      traces.record({
+        trace_id: `e-${i}`,
+        hop: 'egress allowed',
+        agent: 'a',
+        detail: { host: 'x.test' },
+        at: host.clock.now(),
+      });
+    traces.record({ trace_id: 'lane', hop: 'lane.queued', agent: 'other', detail: {}, at: host.clock.now() });
     const rows = (agent: string) =>
       host.context.db
         .prepare<[string], { n: number }>('SELECT count(*) AS n FROM trace_events WHERE agent = ?')
@@ -85,7 +91,7 @@ describe('trace hops', () => {
     expect(rows('a')).toBeGreaterThanOrEqual(100);
     expect(rows('a')).toBeLessThanOrEqual(107);
     expect(rows('other')).toBe(1);
-    expect(traces.log().events('e-149')).toHaveLength(1);
-    expect(traces.log().events('t-0')).toEqual([]);
+    expect(traces.events('e-149')).toHaveLength(1);
+    expect(traces.events('t-0')).toEqual([]);
   });
 });

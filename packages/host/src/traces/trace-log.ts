@@ -1,6 +1,6 @@
 import type { Database } from '@openlegion/infra/sqlite';
 import type { TraceEvent, TraceSummary } from '@openlegion/protocol';
-import { OwnerRowCap } from '../server/owner-row-cap.js';
+import { OwnerRowCap } from '../server/index.js';
 
 export type { TraceEvent, TraceSummary };
 

@@ -3,8 +3,9 @@ import { parseRequest } from '@openlegion/infra/http';
 import { OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { HostFeature } from '../features/index.js';
-import type { LaneItem } from '../lanes/index.js';
+import { EGRESS_DECIDED, type EgressDecision } from '../egress/index.js';
+import { type HostFeature, serviceKey } from '../features/index.js';
+import { LANE_ITEM_CHANGED, type LaneItem, type LaneItemPhase } from '../lanes/index.js';
 import { TRACE_MIGRATIONS, type TraceEvent, TraceLog } from './trace-log.js';
 
 /** How long traces are kept. */
@@ -12,64 +13,76 @@ const KEEP_MS = 7 * 24 * 3_600_000;
 const PRUNE_INTERVAL_MS = 60 * 60_000;
 const TRACE_ID = /^[\w.:@-]{1,100}$/;
 
-export interface TracesFeature extends HostFeature {
-  /** Record a hop (dropped quietly before the host database is open: tracing never fails work). */
-  record(event: Omit<TraceEvent, 'at'>): void;
-  /** What the lanes tell about each item: queued, running, settled. */
-  laneItem(item: LaneItem, phase: 'queued' | 'running' | 'settled'): void;
-  log(): TraceLog;
-}
+/** The trace hops in mesh.db (`openlegion traces`). */
+export const TRACE_LOG = serviceKey<TraceLog>('traces.log');
 
 /**
  * Traces: a trace id is made where work enters (CLI, channel, cron, workflow, an agent's message)
  * and travels with it through the lanes to the agent, and from the agent on every call it makes to
  * the host (`x-trace-id`: LLM, mesh, egress). Each hop is stored; `openlegion traces [id]` shows them.
+ * The lanes' and the egress proxy's hops come from the host's bus.
  */
-export function tracesFeature(): TracesFeature {
-  let log: TraceLog | undefined;
-  let now = () => Date.now();
-  let prune: Timer | undefined;
-  const record = (event: Omit<TraceEvent, 'at'>) => log?.record({ ...event, at: now() });
+export function tracesFeature(): HostFeature {
   return {
     name: 'traces',
     migrations: TRACE_MIGRATIONS,
-    record,
-    laneItem(item, phase) {
-      const hop = phase === 'settled' ? `lane.${item.state}` : `lane.${phase}`;
-      record({
-        trace_id: item.traceId,
-        hop,
-        agent: item.agent,
-        detail: {
-          item: item.id,
-          source: item.source,
-          ...(phase === 'queued' ? { mode: item.mode, kind: item.kind } : {}),
-          ...(phase === 'running' ? { attempt: item.attempts } : {}),
-          ...(phase === 'settled' && item.startedAt !== null && item.finishedAt !== null
-            ? { ms: item.finishedAt - item.startedAt }
-            : {}),
-          ...(item.errorCode ? { error: item.errorCode } : {}),
-        },
+    provides: [TRACE_LOG],
+    build(context) {
+      const log = new TraceLog(context.db, context.config.limits.trace_rows_per_agent);
+      context.provide(TRACE_LOG, log);
+      const record = (event: Omit<TraceEvent, 'at'>) => log.record({ ...event, at: context.clock.now() });
+      context.events.on(LANE_ITEM_CHANGED, ({ item, phase }) => record(laneHop(item, phase)));
+      context.events.on(EGRESS_DECIDED, (decision) => {
+        if (decision.traceId) record(egressHop(decision, decision.traceId));
       });
-    },
-    log: () => {
-      if (!log) throw new Error('traces are used before the host database is open');
-      return log;
-    },
-    init(context) {
-      log = new TraceLog(context.db, context.config.limits.trace_rows_per_agent);
-      now = () => context.clock.now();
-    },
-    routes: (app) => registerTraceRoutes(app, record, () => log),
-    start(context) {
-      const sweep = () => {
-        log?.prune(context.clock.now() - KEEP_MS);
-        prune = context.clock.setTimeout(sweep, PRUNE_INTERVAL_MS);
+      let prune: Timer | undefined;
+      return {
+        routes: (app) => registerTraceRoutes(app, record, log),
+        start() {
+          const sweep = () => {
+            log.prune(context.clock.now() - KEEP_MS);
+            prune = context.clock.setTimeout(sweep, PRUNE_INTERVAL_MS);
+          };
+          sweep();
+        },
+        stop() {
+          prune?.cancel();
+        },
       };
-      sweep();
     },
-    stop() {
-      prune?.cancel();
+  };
+}
+
+/** What the lanes tell about each item: queued, running, settled. */
+function laneHop(item: LaneItem, phase: LaneItemPhase): Omit<TraceEvent, 'at'> {
+  const hop = phase === 'settled' ? `lane.${item.state}` : `lane.${phase}`;
+  return {
+    trace_id: item.traceId,
+    hop,
+    agent: item.agent,
+    detail: {
+      item: item.id,
+      source: item.source,
+      ...(phase === 'queued' ? { mode: item.mode, kind: item.kind } : {}),
+      ...(phase === 'running' ? { attempt: item.attempts } : {}),
+      ...(phase === 'settled' && item.startedAt !== null && item.finishedAt !== null
+        ? { ms: item.finishedAt - item.startedAt }
+        : {}),
+      ...(item.errorCode ? { error: item.errorCode } : {}),
+    },
+  };
+}
+
+/** The egress proxy's decision on a connection made under a trace. */
+function egressHop(decision: EgressDecision, traceId: string): Omit<TraceEvent, 'at'> {
+  return {
+    trace_id: traceId,
+    hop: `egress ${decision.allowed ? 'allowed' : 'refused'}`,
+    agent: decision.agent,
+    detail: {
+      host: decision.host,
+      port: decision.port,
+      ...(decision.reason ? { reason: decision.reason } : {}),
     },
   };
 }
@@ -80,7 +93,7 @@ const recentQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).de
 function registerTraceRoutes(
   app: FastifyInstance,
   record: (event: Omit<TraceEvent, 'at'>) => void,
-  log: () => TraceLog | undefined,
+  traces: TraceLog,
 ): void {
   // Every call an agent (or the operator) makes with a trace id is a hop of that trace: only calls
   // that proved who made them (a 401, a 404 or an `auth: 'none'` route writes nothing), named by
@@ -98,18 +111,13 @@ function registerTraceRoutes(
     });
   });
   const operator = { auth: 'operator' } as const;
-  const traces = () => {
-    const current = log();
-    if (!current) throw new Error('traces are used before the host database is open');
-    return current;
-  };
   app.get('/api/traces', { config: operator }, async (request) => {
     const { limit } = parseRequest(recentQuery, request.query, 'query');
-    return { traces: traces().recent(limit) };
+    return { traces: traces.recent(limit) };
   });
   app.get('/api/traces/:id', { config: operator }, async (request) => {
     const { id } = parseRequest(traceParams, request.params, 'params');
-    const events = traces().events(id);
+    const events = traces.events(id);
     if (events.length === 0)
       throw new OpenLegionError('NOT_FOUND', `no trace "${id}" (traces are kept 7 days)`, {
         details: { id },

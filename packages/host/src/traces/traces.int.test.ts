@@ -30,7 +30,6 @@ describe('traces', () => {
       registry: fleet.registry,
       tokens,
       agentClient: createAgentClient({ fetch: fakeFetch }),
-      onItem: traces.laneItem,
     });
     host = await startFeatureTestHost(
       [traces, lanes, messagesFeature({ lanes }), fleet],

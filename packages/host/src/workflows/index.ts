@@ -7,6 +7,8 @@ export {
 } from './definition/workflow-file.js';
 export { type RunRequest, WorkflowEngine } from './engine/workflow-engine.js';
 export { inMemoryBlackboard, inMemoryEvents } from './in-memory-ports.js';
+export { meshBlackboard } from './mesh-blackboard.js';
+export { meshEvents } from './mesh-events.js';
 export type { RunRecord, RunTrigger, StepRecord } from './store/workflow-records.js';
 export { WorkflowRepository } from './store/workflow-repository.js';
 export type {
@@ -17,7 +19,9 @@ export type {
   WorkflowNotify,
 } from './workflow-ports.js';
 export {
-  type WorkflowsFeature,
+  WORKFLOW_STEP_CHANGED,
+  WORKFLOWS,
+  type Workflows,
   type WorkflowsFeatureOptions,
   workflowsFeature,
 } from './workflows-feature.js';

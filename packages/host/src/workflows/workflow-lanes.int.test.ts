@@ -8,7 +8,7 @@ import { type AgentClient, lanesFeature } from '../lanes/index.js';
 import { AgentRegistry } from '../registry/index.js';
 import { REGISTRY_MIGRATIONS } from '../registry/registry-migrations.js';
 import { registryStore } from '../registry/registry-store.js';
-import { workflowsFeature } from './index.js';
+import { WORKFLOWS, workflowsFeature } from './index.js';
 
 const AGENTS = ['researcher', 'writer', 'checker'];
 
@@ -88,8 +88,9 @@ steps:
         { llm: { providers: { openai: {} } }, agents: Object.fromEntries(AGENTS.map((name) => [name, {}])) },
         { tokens },
       );
-      const run = await workflows.engine().startRun({ workflow: await workflows.catalog().load('d') });
-      await vi.waitFor(() => expect(workflows.repository().run(run.id)?.state).toBe('succeeded'), {
+      const { engine, catalog, repository } = host.service(WORKFLOWS);
+      const run = await engine.startRun({ workflow: await catalog.load('d') });
+      await vi.waitFor(() => expect(repository.run(run.id)?.state).toBe('succeeded'), {
         timeout: 5_000,
       });
       // What each agent was asked; a task's text reaches the stand-in marked, so the marks nest.

@@ -1,10 +1,22 @@
+import { BLACKBOARD } from '../blackboard/index.js';
 import { formatConfigProblem } from '../config/index.js';
-import type { FeatureContext, HostFeature } from '../features/index.js';
+import { USAGE_RECORDED } from '../costs/index.js';
+import {
+  eventKey,
+  type FeatureContext,
+  type FeatureParts,
+  type HostFeature,
+  serviceKey,
+} from '../features/index.js';
+import { PUBSUB } from '../pubsub/index.js';
 import { WorkflowCatalog } from './definition/workflow-catalog.js';
 import { workflowProblems } from './definition/workflow-file.js';
 import { WorkflowEngine } from './engine/workflow-engine.js';
 import { inMemoryBlackboard } from './in-memory-ports.js';
+import { meshBlackboard } from './mesh-blackboard.js';
+import { meshEvents } from './mesh-events.js';
 import { WORKFLOW_MIGRATIONS } from './store/workflow-migrations.js';
+import type { StepRecord } from './store/workflow-records.js';
 import { WorkflowRepository } from './store/workflow-repository.js';
 import { WorkflowTriggers } from './triggers/workflow-triggers.js';
 import type { WorkflowBlackboard, WorkflowEvents, WorkflowLanes, WorkflowNotify } from './workflow-ports.js';
@@ -13,8 +25,15 @@ import { registerWorkflowRoutes } from './workflow-routes.js';
 export interface WorkflowsFeatureOptions {
   /** The lanes feature (each step is an item in its agent's lane). */
   lanes: WorkflowLanes;
-  /** For `save_to` and `${blackboard:key}`; without one, an in-memory board that lasts the host's run. */
+  /**
+   * For `save_to` and `${blackboard:key}`: this one, or with `meshBlackboard` the mesh's (the
+   * blackboard feature's); without either, an in-memory board that lasts the host's run.
+   */
   blackboard?: WorkflowBlackboard;
+  /** Read and write the mesh's blackboard (needs the blackboard feature). */
+  meshBlackboard?: boolean;
+  /** Be triggered by and publish to the mesh's pub/sub (needs the pubsub feature), unless `events` is given. */
+  meshEvents?: boolean;
   /** For topic triggers and `on_complete.publish`; without one, topic triggers are ignored (with a warning). */
   events?: WorkflowEvents;
   /** For `on_complete.notify` and approvals that wait (the operator's channel). */
@@ -27,41 +46,44 @@ export interface WorkflowsFeatureOptions {
   stepKind?: 'chat' | 'task';
 }
 
-/** The workflows feature, with the services other parts of the host (and tests) use. */
-export interface WorkflowsFeature extends HostFeature {
-  engine(): WorkflowEngine;
-  catalog(): WorkflowCatalog;
-  repository(): WorkflowRepository;
+/** What other parts of the host (the operator's channels, tests) use of the workflows. */
+export interface Workflows {
+  readonly engine: WorkflowEngine;
+  readonly catalog: WorkflowCatalog;
+  readonly repository: WorkflowRepository;
 }
+
+/** A step row of a run was written: created, started, retried, settled. */
+export const WORKFLOW_STEP_CHANGED = eventKey<StepRecord>('workflows.step-changed');
+
+/** The workflows' engine, catalog and runs. */
+export const WORKFLOWS = serviceKey<Workflows>('workflows');
 
 /**
  * DAG workflow files (`workflows/*.yaml`): runs persisted in mesh.db, each step a task in its
  * agent's lane, resumed after a restart; started by the operator, a pub/sub topic or a schedule.
  */
-export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFeature {
-  let state:
-    | {
-        engine: WorkflowEngine;
-        catalog: WorkflowCatalog;
-        repo: WorkflowRepository;
-        triggers: WorkflowTriggers;
-      }
-    | undefined;
-  const current = () => {
-    if (!state) throw new Error('workflows are used before the host database is open');
-    return state;
-  };
-
-  const init = (context: FeatureContext) => {
-    const repo = new WorkflowRepository(context.db);
+export function workflowsFeature(options: WorkflowsFeatureOptions): HostFeature {
+  const build = (context: FeatureContext): FeatureParts => {
+    // Every step row written is a fact on the host's bus (a dashboard, a channel may follow runs).
+    const repo = new WorkflowRepository(context.db, (step) =>
+      context.events.emit(WORKFLOW_STEP_CHANGED, step),
+    );
     const logger = context.logger.child({ component: 'workflows' });
+    const blackboard =
+      options.blackboard ??
+      (options.meshBlackboard
+        ? meshBlackboard(context.need(BLACKBOARD), context.logger)
+        : inMemoryBlackboard());
+    const events =
+      options.events ?? (options.meshEvents ? meshEvents(context.need(PUBSUB), context.logger) : undefined);
     const engine = new WorkflowEngine({
       repo,
       lanes: options.lanes,
       clock: context.clock,
       logger,
-      blackboard: options.blackboard ?? inMemoryBlackboard(),
-      ...(options.events ? { events: options.events } : {}),
+      blackboard,
+      ...(events ? { events } : {}),
       ...(options.notify ? { notify: options.notify } : {}),
       ...(options.agentWaitMs === undefined ? {} : { agentWaitMs: options.agentWaitMs }),
       ...(options.stepKind ? { stepKind: options.stepKind } : {}),
@@ -73,40 +95,47 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): WorkflowsFea
       db: context.db,
       clock: context.clock,
       logger,
-      ...(options.events ? { events: options.events } : {}),
+      ...(events ? { events } : {}),
       startRun: (request) => engine.startRun(request),
     });
     // Registered before any feature starts: results the lanes deliver at their start reach the engine.
     options.lanes.deliverTo('workflow', (item) => engine.laneResult(item));
-    state = { engine, catalog, repo, triggers };
+    // A step's cost: the calls its agent made under the step's lane item's trace id.
+    context.events.on(USAGE_RECORDED, (usage) => {
+      const item = usage.trace_id
+        ? options.lanes.repository().byTrace?.(usage.trace_id, usage.agent)
+        : undefined;
+      if (item?.source === 'workflow' && item.sourceRef) repo.addCost(item.sourceRef, usage.cost_usd);
+    });
+    context.provide(WORKFLOWS, { engine, catalog, repository: repo });
+    return {
+      routes: (app) =>
+        registerWorkflowRoutes(app, {
+          engine: () => engine,
+          catalog: () => catalog,
+          repo: () => repo,
+          now: () => context.clock.now(),
+        }),
+      async start() {
+        await engine.start();
+        const workflows = await catalog.valid((error) => {
+          const lines = workflowProblems(error)?.map(formatConfigProblem) ?? [error.message];
+          context.warn(`workflow file not loaded: ${lines.join('; ')}`);
+        });
+        triggers.start(workflows);
+      },
+      async stop() {
+        await triggers.stop();
+        await engine.stop();
+      },
+    };
   };
 
   return {
     name: 'workflows',
     migrations: WORKFLOW_MIGRATIONS,
-    init,
-    routes: (app, context) =>
-      registerWorkflowRoutes(app, {
-        engine: () => current().engine,
-        catalog: () => current().catalog,
-        repo: () => current().repo,
-        now: () => context.clock.now(),
-      }),
-    async start(context) {
-      const { engine, catalog, triggers } = current();
-      await engine.start();
-      const workflows = await catalog.valid((error) => {
-        const lines = workflowProblems(error)?.map(formatConfigProblem) ?? [error.message];
-        context.warn(`workflow file not loaded: ${lines.join('; ')}`);
-      });
-      triggers.start(workflows);
-    },
-    async stop() {
-      await state?.triggers.stop();
-      await state?.engine.stop();
-    },
-    engine: () => current().engine,
-    catalog: () => current().catalog,
-    repository: () => current().repo,
+    needs: [...(options.meshBlackboard ? [BLACKBOARD] : []), ...(options.meshEvents ? [PUBSUB] : [])],
+    provides: [WORKFLOWS],
+    build,
   };
 }

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isOpenLegionError, OpenLegionError, type WorkflowListing } from '@openlegion/protocol';
-import { formatConfigProblem } from '../../config/yaml-source.js';
+import { formatConfigProblem } from '../../config/index.js';
 import { type LoadedWorkflow, loadWorkflowFile, workflowProblems } from './workflow-file.js';
 
 type Entry = { file: string; loaded: LoadedWorkflow } | { file: string; error: OpenLegionError };

@@ -8,7 +8,7 @@ import {
   type WorkflowDefinition,
   workflowFileSchema,
 } from '@openlegion/protocol';
-import { type ConfigProblem, problemsMessage, sortProblems, YamlSource } from '../../config/yaml-source.js';
+import { type ConfigProblem, problemsMessage, sortProblems, YamlSource } from '../../config/index.js';
 import { salvageWorkflow } from './workflow-salvage.js';
 import { validateWorkflow } from './workflow-validator.js';
 

@@ -1,6 +1,5 @@
 import { stepFallback, type WorkflowDefinition, type WorkflowStep } from '@openlegion/protocol';
-import type { FieldPath } from '../../config/yaml-source.js';
-import { parseSchedule } from '../../cron/schedule.js';
+import { type FieldPath, parseSchedule } from '../../config/index.js';
 import {
   ExpressionError,
   expressionPaths,

@@ -98,8 +98,12 @@ export class WorkflowRepository {
   readonly #insertStep;
   readonly #saveRun;
 
-  constructor(db: Database) {
+  /** Told of every step row written (new, or changed), after it is written. */
+  readonly #onStepChanged: (step: StepRecord) => void;
+
+  constructor(db: Database, onStepChanged: (step: StepRecord) => void = () => {}) {
     this.#db = db;
+    this.#onStepChanged = onStepChanged;
     // cost_usd is the LLM-cost feature's to write (addCost): the engine's saves leave it alone.
     const assignments = STEP_COLUMNS.split(', ')
       .filter((column) => column !== 'cost_usd')
@@ -147,6 +151,7 @@ export class WorkflowRepository {
         );
       for (const step of steps) this.#insertStep.run(toStepRow(step));
     });
+    for (const step of steps) this.#onStepChanged(step);
   }
 
   /** New rows of a run (the elements of a `for_each` step), in one transaction with `parent`. */
@@ -155,10 +160,12 @@ export class WorkflowRepository {
       for (const step of steps) this.#insertStep.run(toStepRow(step));
       this.#saveStep.run(toStepRow(parent));
     });
+    for (const step of [...steps, parent]) this.#onStepChanged(step);
   }
 
   saveStep(step: StepRecord): void {
     this.#saveStep.run(toStepRow(step));
+    this.#onStepChanged(step);
   }
 
   /** Several rows at once (a run that ends cancels what is left of it). */

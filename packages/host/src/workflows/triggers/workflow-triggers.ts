@@ -1,7 +1,7 @@
 import type { Clock, Timer } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import type { Logger } from 'pino';
-import { firstRun, nextRunAfter, parseSchedule } from '../../cron/schedule.js';
+import { firstRun, nextRunAfter, parseSchedule } from '../../config/index.js';
 import type { LoadedWorkflow } from '../definition/workflow-file.js';
 import type { RunRequest } from '../engine/workflow-engine.js';
 import type { WorkflowEvent, WorkflowEvents } from '../workflow-ports.js';

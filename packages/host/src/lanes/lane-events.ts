@@ -1,0 +1,8 @@
+import { eventKey } from '../features/index.js';
+import type { LaneItem } from './lane-item.js';
+
+/** Where a lane item is: queued, started running, or settled (done, failed, cancelled, steered). */
+export type LaneItemPhase = 'queued' | 'running' | 'settled';
+
+/** A lane item moved on (traces record each move as a hop of the item's trace). */
+export const LANE_ITEM_CHANGED = eventKey<{ item: LaneItem; phase: LaneItemPhase }>('lanes.item-changed');
