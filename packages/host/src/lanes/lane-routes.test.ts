@@ -6,7 +6,7 @@ import { fleetFeature } from '../fleet/index.js';
 import { createAgentClient, lanesFeature } from './index.js';
 
 describe('the lane routes', () => {
-  it('answer 404 NOT_FOUND to the cancel of an item that does not exist (it was a 500)', async () => {
+  it('answer 404 MESH_LANE_ITEM_UNKNOWN to the cancel of an item that does not exist (a 500 the route fuzzing found)', async () => {
     const tokens = new TokenRegistry();
     const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
     const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
@@ -18,8 +18,8 @@ describe('the lane routes', () => {
     });
     expect(answer.statusCode).toBe(404);
     expect(answer.json().error).toMatchObject({
-      code: 'NOT_FOUND',
-      message: 'no lane item 42 (see GET /api/lanes)',
+      code: 'MESH_LANE_ITEM_UNKNOWN',
+      message: 'no lane item 42; GET /api/lanes lists them',
     });
     await host.stop();
   });
