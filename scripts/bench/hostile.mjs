@@ -62,19 +62,22 @@ agents:
   let rounds = 0;
   let failedRounds = 0;
   const attacked = await probePhase(port, token, host.pid, async (until) => {
-    while (Date.now() < until) {
-      const run = await exec('docker', ['exec', '-w', '/data/workspace', container, 'node', 'attack.mjs'], {
-        maxBuffer: 1 << 20,
-      }).catch((error) => ({ stdout: '', stderr: String(error) }));
-      rounds += 1;
-      if (!run.stdout.includes('"watch_redos"')) failedRounds += 1;
-    }
+    // The loop runs inside the agent's container, as an agent's own commands would: all of its CPU
+    // is the agent's (its cgroup limit applies); one `docker exec`, not one per round.
+    const seconds = Math.max(1, Math.round((until - Date.now()) / 1000));
+    const loop = `end=$(($(date +%s) + ${seconds})); while [ "$(date +%s)" -lt "$end" ]; do node attack.mjs || echo failed; done`;
+    const run = await exec('docker', ['exec', '-w', '/data/workspace', container, 'sh', '-c', loop], {
+      maxBuffer: 16 << 20,
+    }).catch((error) => ({ stdout: '', stderr: String(error) }));
+    const lines = run.stdout.split('\n').filter((line) => line.trim() !== '');
+    rounds = lines.length;
+    failedRounds = lines.filter((line) => !line.includes('"watch_redos"')).length;
   });
   await exec(process.execPath, [CLI, 'stop', '--config', config], { cwd: dir });
   const exitCode = await exited;
 
   const metrics = {
-    method: `operator GET /api/status every ${PROBE_INTERVAL_MS} ms for ${PHASE_MS / 1000} s idle, then as long while mallory runs red-team-attack.mjs in a loop in its container; host RSS sampled from /proc every probe`,
+    method: `operator GET /api/status every ${PROBE_INTERVAL_MS} ms for ${PHASE_MS / 1000} s idle, then as long while mallory runs red-team-attack.mjs in a loop inside its container (cpus: 1 of this machine's cores, the default); p99 of each phase; host RSS sampled from /proc every probe, growth = max under attack - end of idle`,
     idle_p50_ms: round(percentile(idle.latencies, 0.5)),
     idle_p99_ms: round(percentile(idle.latencies, 0.99)),
     attack_p50_ms: round(percentile(attacked.latencies, 0.5)),
