@@ -62,7 +62,13 @@ export async function main() {
       { permissions: { pubsub: { subscribe: ['bench.*'] } } },
     ]),
   ]);
-  const config = meshConfigSchema.parse({ llm: { providers: { openai: {} } }, agents });
+  // One writer agent drives the whole load: it is measured at the host's pace, not held to an
+  // agent's fair share of writes (limits.write_bytes_per_agent_per_s).
+  const config = meshConfigSchema.parse({
+    llm: { providers: { openai: {} } },
+    agents,
+    limits: { write_bytes_per_agent_per_s: 1 << 30 },
+  });
   const tokens = new host.TokenRegistry();
   for (const agent of Object.keys(agents)) tokens.mint(agent);
   const db = openFull(openDatabase, path.join(dir, 'mesh.db'));

@@ -164,6 +164,12 @@ export const ERROR_CODES = {
     summary:
       'the SSE stream was ended: its reader left more unsent than limits.stream_backlog_bytes; read faster and reconnect',
   },
+  MESH_RATE_LIMITED: {
+    retryable: true,
+    status: 429,
+    summary:
+      'the agent writes to the blackboard and pub/sub faster than limits.write_bytes_per_agent_per_s; the message says when to retry',
+  },
   MESH_QUOTA_EXCEEDED: {
     retryable: false,
     status: 429,

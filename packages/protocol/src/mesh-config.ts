@@ -180,6 +180,14 @@ const limitsSchema = z
      */
     streams_per_agent: z.number().int().min(1).max(1_000).default(4),
     /**
+     * Bytes per second one agent may write to the blackboard and pub/sub, sustained, with bursts of
+     * four seconds' worth; each write counts at least 1 KiB (a durable commit costs a disk sync
+     * whatever its size). Agents coordinate through these, they do not store bulk data there: 1 MiB/s
+     * is a 64 KiB value sixteen times a second, or a thousand small writes, and it keeps one agent
+     * from taking the host's write path (and its event loop) for itself. Past it: 429, retryable.
+     */
+    write_bytes_per_agent_per_s: z.number().int().min(1_024).max(1_073_741_824).default(1_048_576),
+    /**
      * Concurrent LLM calls per agent (chat, streamed or not, and embeddings). Its loop makes one at
      * a time, tools running side by side (memory search) a few more; 16 leaves room, and each call
      * holds an upstream connection and socket buffers. Past it: 429, which OpenAI clients retry.

@@ -1,7 +1,7 @@
 import type { Timer } from '@openlegion/infra/clock';
 import { type HostFeature, serviceKey } from '../features/index.js';
 import { MeshPermissions } from '../permissions/index.js';
-import { streamSlotsOf } from '../server/index.js';
+import { streamSlotsOf, writeRateOf } from '../server/index.js';
 import { BLACKBOARD_MIGRATIONS } from './blackboard-migrations.js';
 import { registerBlackboardRoutes } from './blackboard-routes.js';
 import { BlackboardStore } from './blackboard-store.js';
@@ -35,6 +35,7 @@ export function blackboardFeature(): HostFeature {
           registerBlackboardRoutes(app, {
             stopping: context.signal,
             streams: streamSlotsOf(context),
+            writes: writeRateOf(context),
             limits: context.config.limits,
             store: () => store,
             watchers: () => watchers,

@@ -12,7 +12,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import { globMatcher, type MeshPermissions } from '../permissions/index.js';
-import { type AgentSlots, boundedBody, endWithHost, openHostStream } from '../server/index.js';
+import {
+  type AgentSlots,
+  type AgentWriteRate,
+  boundedBody,
+  endWithHost,
+  openHostStream,
+  writeCost,
+} from '../server/index.js';
 import { type BlackboardStore, MAX_VALUE_BYTES } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
 
@@ -31,6 +38,8 @@ interface BlackboardRouteDeps {
   stopping: AbortSignal;
   /** Each agent's open streams (a watch takes one) and the bounds from mesh.yaml. */
   streams: AgentSlots;
+  /** How fast each agent may write (the operator is not held to it). */
+  writes: AgentWriteRate;
   limits: MeshConfig['limits'];
 }
 
@@ -84,6 +93,7 @@ function register(
     const { key } = parseRequest(keyParams, request.params, 'params');
     const who = reader.who(request);
     reader.requireWrite(who, key);
+    if (request.agent) deps.writes.take(request.agent, writeCost(request.headers, putBody.bodyLimit));
     const body = parseRequest(blackboardPutSchema, request.body);
     const entry = await deps
       .store()
@@ -96,6 +106,7 @@ function register(
     const { if_version } = parseRequest(deleteQuery, request.query, 'query');
     const who = reader.who(request);
     reader.requireWrite(who, key);
+    if (request.agent) deps.writes.take(request.agent, 0);
     await deps.store().delete(key, who, if_version);
     return { deleted: key };
   });

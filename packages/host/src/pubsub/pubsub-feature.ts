@@ -2,7 +2,7 @@ import type { Timer } from '@openlegion/infra/clock';
 import { type HostFeature, serviceKey } from '../features/index.js';
 import type { Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
-import { streamSlotsOf } from '../server/index.js';
+import { streamSlotsOf, writeRateOf } from '../server/index.js';
 import { Pubsub } from './pubsub.js';
 import { PUBSUB_MIGRATIONS } from './pubsub-migrations.js';
 import { registerPubsubRoutes } from './pubsub-routes.js';
@@ -45,6 +45,7 @@ export function pubsubFeature(options: {
             now: () => context.clock.now(),
             stopping: context.signal,
             streams: streamSlotsOf(context),
+            writes: writeRateOf(context),
             limits: context.config.limits,
           }),
         async start() {

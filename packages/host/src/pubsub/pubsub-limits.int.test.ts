@@ -68,6 +68,27 @@ describe('pub/sub limits', () => {
     expect(stored('researcher')).toEqual([]);
   });
 
+  it('holds an agent to limits.write_bytes_per_agent_per_s with a retryable 429 that says when to retry', async () => {
+    const { publish, stored } = await start({ write_bytes_per_agent_per_s: 16_384 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1)
+      statuses.push((await publish('researcher', 'news.bulk', 'z'.repeat(16_000))).statusCode);
+    // A burst of four seconds' worth goes through; the next is refused, nothing of it stored.
+    expect(statuses).toEqual([201, 201, 201, 201, 429, 429]);
+    const refused = await publish('researcher', 'news.bulk', 'z'.repeat(16_000));
+    expect(refused.json().error).toMatchObject({
+      code: 'MESH_RATE_LIMITED',
+      retryable: true,
+      message: expect.stringMatching(
+        /^agent "researcher" writes to the blackboard and pub\/sub faster than limits\.write_bytes_per_agent_per_s \(16384 bytes a second, bursts of 65536\); retry in \d+ ms$/,
+      ),
+    });
+    expect(stored('researcher')).toHaveLength(4);
+    // Another agent and the operator are not held by researcher's rate.
+    expect((await publish('writer', 'news.bulk', 'w')).statusCode).toBe(201);
+    expect((await publish('operator', 'news.bulk', 'o'.repeat(16_000))).statusCode).toBe(201);
+  });
+
   it("keeps each publisher's newest limits.pubsub_events_per_agent events as it publishes", async () => {
     const { publish, stored } = await start({ pubsub_events_per_agent: 10 });
     const ids: number[] = [];
@@ -78,7 +99,8 @@ describe('pub/sub limits', () => {
   });
 
   it('replays a long backlog as the reader takes it, without dropping a reader that keeps up', async () => {
-    const { host, publish } = await start();
+    // Megabytes published at once: past the write rate, which is not what this test is about.
+    const { host, publish } = await start({ write_bytes_per_agent_per_s: 1 << 30 });
     const subscribed = await host.app.inject({
       method: 'POST',
       url: '/mesh/pubsub/subscriptions',

@@ -14,7 +14,14 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
-import { type AgentSlots, boundedBody, endWithHost, openHostStream } from '../server/index.js';
+import {
+  type AgentSlots,
+  type AgentWriteRate,
+  boundedBody,
+  endWithHost,
+  openHostStream,
+  writeCost,
+} from '../server/index.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
 
@@ -35,6 +42,8 @@ interface PubsubRouteDeps {
   stopping: AbortSignal;
   /** Each agent's open streams (a pub/sub stream takes one) and the bounds from mesh.yaml. */
   streams: AgentSlots;
+  /** How fast each agent may publish (its share of the host's write path). */
+  writes: AgentWriteRate;
   limits: MeshConfig['limits'];
 }
 
@@ -54,6 +63,7 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
   const publishBody = boundedBody(deps.limits.pubsub_payload_bytes, 'payload', 'limits.pubsub_payload_bytes');
   app.post('/mesh/pubsub/publish', { config: agentAuth, ...publishBody }, async (request, reply) => {
     const agent = requireAgent(request);
+    deps.writes.take(agent, writeCost(request.headers, publishBody.bodyLimit));
     const { topic, payload } = parseRequest(publishRequestSchema, request.body);
     deps.permissions().require(agent, 'pubsub.publish', topic);
     const event = await deps.pubsub().publish(topic, payload, agent, traceIdOf(request.headers));

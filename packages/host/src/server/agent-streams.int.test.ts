@@ -17,6 +17,8 @@ const AGENTS = ['a', 'b', 'c', 'd', 'e'];
 const config: MeshConfigInput = {
   llm: { providers: { openai: {} } },
   agents: Object.fromEntries(AGENTS.map((name) => [name, { permissions: everything }])),
+  // These tests write megabytes at once to fill streams: past the write rate, a bound of its own.
+  limits: { write_bytes_per_agent_per_s: 1 << 30 },
 };
 
 /** A full collection before each reading, so RSS shows what is held, not garbage not yet collected. */

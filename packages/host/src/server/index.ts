@@ -1,4 +1,11 @@
 export { AgentSlots, llmCallSlotsOf, type SlotKind, streamSlotsOf } from './agent-slots.js';
+export {
+  AgentWriteRate,
+  MIN_WRITE_COST_BYTES,
+  WRITE_BURST_SECONDS,
+  writeCost,
+  writeRateOf,
+} from './agent-write-rate.js';
 export { boundedBody } from './bounded-body.js';
 export { BODY_LIMIT_BYTES, buildHostApp, type HostAppOptions, type HostRoute } from './build-host-app.js';
 export { CallAbort, type CallSignal } from './call-abort.js';
