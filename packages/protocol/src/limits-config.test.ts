@@ -7,6 +7,7 @@ describe('mesh.yaml limits', () => {
   it('bounds every agent by default', () => {
     expect(meshConfigSchema.parse(minimal).limits).toEqual({
       streams_per_agent: 4,
+      write_bytes_per_agent_per_s: 1024 * 1024,
       llm_calls_per_agent: 16,
       stream_backlog_bytes: 256 * 1024,
       pubsub_payload_bytes: 64 * 1024,

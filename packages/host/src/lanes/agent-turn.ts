@@ -4,6 +4,7 @@ import {
   type ChatEvent,
   chatEventError,
   heartbeatResponseSchema,
+  isOpenLegionError,
   OpenLegionError,
   steerResponseSchema,
 } from '@openlegion/protocol';
@@ -38,7 +39,7 @@ export async function runAgentTurn(
       emit(event);
     }
   } catch (error) {
-    if (error instanceof OpenLegionError || signal.aborted) throw error;
+    if (isOpenLegionError(error) || signal.aborted) throw error;
     throw new OpenLegionError(
       'AGENT_NOT_READY',
       `agent "${item.agent}" broke off its answer: ${String(error)}`,

@@ -1,5 +1,5 @@
 import type { Clock, Timer } from '@openlegion/infra/clock';
-import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
+import { type ChatEvent, isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { LaneItem } from './lane-item.js';
 import type { LaneRepository } from './lane-repository.js';
@@ -172,13 +172,9 @@ export class LaneDispatcher {
       }
       return this.#deps.repo.finish(item.id, { state: 'cancelled', now });
     }
-    const error =
-      reason instanceof OpenLegionError
-        ? reason
-        : new OpenLegionError(
-            'AGENT_NOT_READY',
-            `agent "${item.agent}" went away mid-turn: ${String(reason)}`,
-          );
+    const error = isOpenLegionError(reason)
+      ? reason
+      : new OpenLegionError('AGENT_NOT_READY', `agent "${item.agent}" went away mid-turn: ${String(reason)}`);
     if (error.code === 'AGENT_NOT_READY' && item.attempts < MAX_ATTEMPTS && !this.#stopped) {
       emit({
         type: 'notice',

@@ -1,5 +1,11 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
-import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
+import {
+  isOpenLegionError,
+  type MeshConfig,
+  OpenLegionError,
+  resolveModel,
+  TIER_NAMES,
+} from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { SecretSource } from '../secrets/index.js';
 import { type CallSignal, isEventStream, type LlmAnswer } from '../server/index.js';
@@ -105,7 +111,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
       const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
       answer = await requestUpstream(upstream, call, context.signal);
     } catch (error) {
-      if (error instanceof OpenLegionError && !(error instanceof ProviderUnavailableError)) {
+      if (isOpenLegionError(error) && !(error instanceof ProviderUnavailableError)) {
         // The request could not be put into the provider's shape: nothing was sent.
         throw error;
       }

@@ -1,5 +1,5 @@
 import { parseRequest } from '@openlegion/infra/http';
-import type { MeshConfig } from '@openlegion/protocol';
+import { type MeshConfig, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CostMeter } from '../costs/index.js';
 import { type AgentSlots, callAbortOnClientClose, type LlmAnswer, sendAnswer } from '../server/index.js';
@@ -97,7 +97,7 @@ function callOf(request: FastifyRequest): {
   requestId: string;
   traceId: string | null;
 } {
-  const trace = request.headers['x-trace-id'];
+  const trace = request.headers[TRACE_HEADER];
   // fastify read exactly this many bytes (it refuses a body of another length); absent when chunked.
   const length = Number(request.headers['content-length']);
   return {

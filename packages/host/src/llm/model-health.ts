@@ -1,5 +1,5 @@
 import type { Clock } from '@openlegion/infra/clock';
-import { OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 
 /** Why a call failed, as failover sees it. */
 export type FailureClass = 'billing' | 'auth' | 'rate' | 'server' | 'request' | 'overflow';
@@ -14,7 +14,7 @@ const SERVER_LADDER_MS = [MINUTE, 5 * MINUTE, 25 * MINUTE];
 
 /** The failure class of an error from one upstream call. */
 export function classify(error: unknown): FailureClass {
-  if (!(error instanceof OpenLegionError)) return 'server';
+  if (!isOpenLegionError(error)) return 'server';
   if (error.code === 'LLM_CONTEXT_OVERFLOW') return 'overflow';
   const status = (error.details as { status?: number } | undefined)?.status;
   if (status === 402) return 'billing';
