@@ -18,7 +18,6 @@ import {
   boundedBody,
   endWithHost,
   openHostStream,
-  writeCost,
 } from '../server/index.js';
 import { type BlackboardStore, MAX_VALUE_BYTES } from './blackboard-store.js';
 import type { BlackboardWatchers } from './blackboard-watchers.js';
@@ -88,12 +87,11 @@ function register(
     return { entry };
   });
 
-  const putBody = boundedBody(MAX_VALUE_BYTES, 'value', 'the blackboard value cap');
+  const putBody = boundedBody(MAX_VALUE_BYTES, 'value', 'the blackboard value cap', deps.writes);
   app.put(`${base}/entries/*`, { config, ...putBody }, async (request) => {
     const { key } = parseRequest(keyParams, request.params, 'params');
     const who = reader.who(request);
     reader.requireWrite(who, key);
-    if (request.agent) deps.writes.take(request.agent, writeCost(request.headers, putBody.bodyLimit));
     const body = parseRequest(blackboardPutSchema, request.body);
     const entry = await deps
       .store()

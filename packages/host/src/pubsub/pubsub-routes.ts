@@ -20,7 +20,6 @@ import {
   boundedBody,
   endWithHost,
   openHostStream,
-  writeCost,
 } from '../server/index.js';
 import type { Pubsub } from './pubsub.js';
 import type { PubsubStore, Subscription } from './pubsub-store.js';
@@ -60,10 +59,14 @@ export function registerPubsubRoutes(app: FastifyInstance, deps: PubsubRouteDeps
     return subscription;
   };
 
-  const publishBody = boundedBody(deps.limits.pubsub_payload_bytes, 'payload', 'limits.pubsub_payload_bytes');
+  const publishBody = boundedBody(
+    deps.limits.pubsub_payload_bytes,
+    'payload',
+    'limits.pubsub_payload_bytes',
+    deps.writes,
+  );
   app.post('/mesh/pubsub/publish', { config: agentAuth, ...publishBody }, async (request, reply) => {
     const agent = requireAgent(request);
-    deps.writes.take(agent, writeCost(request.headers, publishBody.bodyLimit));
     const { topic, payload } = parseRequest(publishRequestSchema, request.body);
     deps.permissions().require(agent, 'pubsub.publish', topic);
     const event = await deps.pubsub().publish(topic, payload, agent, traceIdOf(request.headers));

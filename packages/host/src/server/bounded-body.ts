@@ -1,5 +1,6 @@
 import { OpenLegionError } from '@openlegion/protocol';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type AgentWriteRate, writeCost } from './agent-write-rate.js';
 
 /**
  * Route options for a body that carries one capped value (a blackboard value, a pub/sub payload):
@@ -8,24 +9,32 @@ import type { FastifyRequest } from 'fastify';
  * the bound while it streams in. The host's general body limit (10 MiB, for long prompts) would
  * otherwise read and parse megabytes an agent sends only to be refused.
  *
+ * With `writes`, an agent's write is also held to its write rate there, before its body is read
+ * or parsed: a refused write costs the host next to nothing.
+ *
  * @example app.post('/mesh/pubsub/publish', { config, ...boundedBody(cap, 'payload', 'limits.pubsub_payload_bytes') }, handler)
  */
 export function boundedBody(
   capBytes: number,
   field: string,
   setting: string,
-): { bodyLimit: number; preParsing: (request: FastifyRequest) => Promise<void> } {
+  writes?: AgentWriteRate,
+): { bodyLimit: number; preParsing: (request: FastifyRequest, reply: FastifyReply) => Promise<void> } {
   const bodyLimit = capBytes * BODY_TO_VALUE_RATIO + FIELD_ROOM_BYTES;
   return {
     bodyLimit,
-    preParsing: async (request) => {
+    preParsing: async (request, reply) => {
       const length = Number(request.headers['content-length']);
-      if (Number.isFinite(length) && length > bodyLimit)
+      if (Number.isFinite(length) && length > bodyLimit) {
+        // The rest of the body is not read: the connection closes after the answer.
+        void reply.header('connection', 'close');
         throw new OpenLegionError(
           'MESH_VALUE_TOO_LARGE',
           `${field}: the request is ${length} bytes; a ${field} is at most ${capBytes} bytes of JSON (${setting}), so the host reads at most ${bodyLimit}`,
           { details: { bytes: length, max: capBytes, field: setting } },
         );
+      }
+      if (writes && request.agent) writes.take(request.agent, writeCost(request.headers, bodyLimit));
     },
   };
 }
