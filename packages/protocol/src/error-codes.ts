@@ -1,0 +1,352 @@
+/** The catalogue of error codes (docs/errors.md mirrors it); the error type itself is in errors.ts. */
+
+/**
+ * Every stable error code the mesh can return, with whether a caller may retry it.
+ * Keep docs/errors.md in step: a test fails when a code is missing there.
+ */
+export const ERROR_CODES = {
+  CONFIG_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'mesh.yaml (or another config file) failed validation',
+  },
+  CONFIG_VAULT_KEY_WRONG: {
+    retryable: false,
+    status: 500,
+    summary: 'the vault key does not open the vault file (OPENLEGION_VAULT_KEY or <data_dir>/vault.key)',
+  },
+  CONFIG_VAULT_UNREADABLE: {
+    retryable: false,
+    status: 500,
+    summary: 'the vault file is not one this version can read',
+  },
+  CONFIG_NOT_FOUND: { retryable: false, status: 404, summary: 'the config file does not exist' },
+  REQUEST_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a request body or parameter failed validation',
+  },
+  NOT_FOUND: { retryable: false, status: 404, summary: 'no such route' },
+  AUTH_MISSING: { retryable: false, status: 401, summary: 'no bearer token was sent' },
+  AUTH_INVALID: { retryable: false, status: 401, summary: 'the bearer token is not valid for this server' },
+  AUTH_FORBIDDEN: { retryable: false, status: 403, summary: 'the token is valid but may not do this' },
+  LLM_MODEL_INVALID: {
+    retryable: false,
+    status: 400,
+    summary:
+      'the model name is not provider/model or a known tier, or the model cannot do what was asked (embeddings from Anthropic)',
+  },
+  LLM_CONTEXT_OVERFLOW: {
+    retryable: false,
+    status: 400,
+    summary: "the prompt is longer than the model's context window; compact the conversation and retry",
+  },
+  LLM_MODEL_FORBIDDEN: {
+    retryable: false,
+    status: 403,
+    summary:
+      'an agent may call its own model, the tiers, the fallbacks and the embedding model, nothing else',
+  },
+  LLM_PROVIDER_UNKNOWN: {
+    retryable: false,
+    status: 400,
+    summary: 'the model names a provider mesh.yaml does not configure',
+  },
+  LLM_PROVIDER_KEY_MISSING: {
+    retryable: false,
+    status: 500,
+    summary: "the provider's key is not in the host environment",
+  },
+  LLM_PROVIDER_ERROR: { retryable: false, status: 502, summary: 'the provider answered with an error' },
+  LLM_REQUEST_REJECTED: {
+    retryable: false,
+    status: 400,
+    summary:
+      "the provider refused the request as invalid (its 400); the message carries the provider's reason; sent again it fails again",
+  },
+  LLM_MODEL_NOT_FOUND: {
+    retryable: false,
+    status: 404,
+    summary: 'the provider does not know the model (its 404); check the model name in mesh.yaml',
+  },
+  LLM_REQUEST_TOO_LARGE: {
+    retryable: false,
+    status: 413,
+    summary: 'the provider refused the request as too large (its 413); send less',
+  },
+  LLM_REQUEST_UNPROCESSABLE: {
+    retryable: false,
+    status: 422,
+    summary:
+      "the provider could not process the request (its 422); the message carries the provider's reason",
+  },
+  LLM_PROVIDER_UNAVAILABLE: {
+    retryable: true,
+    status: 503,
+    summary: 'the provider could not be reached or is overloaded',
+  },
+  AGENT_UNKNOWN: { retryable: false, status: 404, summary: 'no agent of that name in this mesh' },
+  AGENT_NOT_READY: { retryable: true, status: 503, summary: 'the agent is not running or not ready yet' },
+  AGENT_START_FAILED: { retryable: false, status: 500, summary: 'an agent did not become ready' },
+  AGENT_BUSY: { retryable: true, status: 409, summary: 'the agent is already answering a chat' },
+  AGENT_LLM_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the agent could not get an answer from the LLM proxy',
+  },
+  MESH_PORT_IN_USE: { retryable: false, status: 500, summary: 'the host port is taken by another process' },
+  MESH_NETWORK_UNLOCKED: {
+    retryable: false,
+    status: 500,
+    summary:
+      'the network lockdown could not be installed (root and iptables needed); start anyway only with --allow-unlocked-network or runtime.allow_unlocked_network',
+  },
+  MESH_NOT_RUNNING: { retryable: false, status: 503, summary: 'no host is running for this mesh' },
+  MESH_RUNTIME_UNAVAILABLE: {
+    retryable: false,
+    status: 500,
+    summary: 'the agent runtime (Docker engine) is not available',
+  },
+  MESH_QUEUE_FULL: {
+    retryable: true,
+    status: 429,
+    summary: "the agent's lane queue is full; try again once it has worked some off",
+  },
+  BUDGET_EXCEEDED: {
+    retryable: false,
+    status: 402,
+    summary:
+      "the call could cost more than what is left of the agent's budget; the message names the budget and when it resets",
+  },
+  MESH_HTTP_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the outbound request made for the agent (/mesh/http) failed or timed out',
+  },
+  MESH_FORBIDDEN: {
+    retryable: false,
+    status: 403,
+    summary: "the agent's permissions in mesh.yaml do not allow this; the message names the missing one",
+  },
+  MESH_CREDENTIAL_FORBIDDEN: {
+    retryable: false,
+    status: 403,
+    summary:
+      'a $CRED{NAME} was placed where its grant does not allow (another header, the body, a host not in its hosts); the message names what the grant allows',
+  },
+  MESH_KEY_NOT_FOUND: {
+    retryable: false,
+    status: 404,
+    summary: 'no blackboard entry under that key (or it expired)',
+  },
+  MESH_VERSION_CONFLICT: {
+    retryable: false,
+    status: 409,
+    summary: 'the blackboard entry is not at the version given in if_version; read it again',
+  },
+  MESH_VALUE_TOO_LARGE: { retryable: false, status: 413, summary: 'the value is larger than the cap' },
+  MESH_LANE_ITEM_UNKNOWN: { retryable: false, status: 404, summary: 'no lane item with that id' },
+  MESH_ASK_TIMEOUT: { retryable: true, status: 504, summary: 'the asked agent did not answer in time' },
+  MESH_STREAM_LIMIT: {
+    retryable: true,
+    status: 429,
+    summary: 'the agent has as many SSE streams open as limits.streams_per_agent allows; close one first',
+  },
+  LLM_CALL_LIMIT: {
+    retryable: true,
+    status: 429,
+    summary:
+      'the agent has as many LLM calls running as limits.llm_calls_per_agent allows; wait for one to finish',
+  },
+  MESH_STREAM_TOO_SLOW: {
+    retryable: true,
+    status: 503,
+    summary:
+      'the SSE stream was ended: its reader left more unsent than limits.stream_backlog_bytes; read faster and reconnect',
+  },
+  MESH_RATE_LIMITED: {
+    retryable: true,
+    status: 429,
+    summary:
+      'the agent writes to the blackboard and pub/sub faster than limits.write_bytes_per_agent_per_s; the message says when to retry',
+  },
+  MESH_QUOTA_EXCEEDED: {
+    retryable: false,
+    status: 429,
+    summary:
+      "the write would take the agent past one of its quotas in mesh.yaml's limits; the message names it",
+  },
+  AGENT_TURN_INTERRUPTED: {
+    retryable: false,
+    status: 409,
+    summary: 'the running turn was interrupted by a newer message (lane mode interrupt)',
+  },
+  AGENT_LOOP_DETECTED: {
+    retryable: false,
+    status: 422,
+    summary: 'the model repeated the same tool call with the same arguments 9 times; the turn was ended',
+  },
+  AGENT_WORKSPACE_PATH_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a workspace path is absolute, has "..", or leads outside the workspace through a symlink',
+  },
+  AGENT_WORKSPACE_FILE_NOT_FOUND: { retryable: false, status: 404, summary: 'no such file in the workspace' },
+  AGENT_WORKSPACE_FILE_TOO_LARGE: {
+    retryable: false,
+    status: 413,
+    summary: 'a workspace file is larger than the 1 MiB the workspace API serves',
+  },
+  AGENT_HUNG: {
+    retryable: true,
+    status: 504,
+    summary: 'the lane watchdog ended a turn that made no progress',
+  },
+  STORE_SCHEMA_NEWER: {
+    retryable: false,
+    status: 500,
+    summary: 'a database file has a newer schema than this code knows; upgrade openlegion',
+  },
+  MEM_QUERY_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a memory query is empty or longer than the limit',
+  },
+  MEM_SCOPE_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a memory scope is not global or kind:id (agent, project, user, squad, custom)',
+  },
+  MEM_CATEGORY_INVALID: { retryable: false, status: 400, summary: 'a memory category name is malformed' },
+  MEM_CATEGORY_UNKNOWN: { retryable: false, status: 404, summary: 'no memory category of that name' },
+  MEM_ITEM_NOT_FOUND: { retryable: false, status: 404, summary: 'no memory item with that id' },
+  MEM_IMPORT_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a memory import has invalid lines (listed by line number); nothing was imported',
+  },
+  MEM_EMBEDDING_MISMATCH: {
+    retryable: false,
+    status: 409,
+    summary: 'the embedder differs from the one the memory store was built with; run reembed',
+  },
+  MEM_EMBEDDER_UNAVAILABLE: {
+    retryable: true,
+    status: 503,
+    summary: 'the embedding service could not be reached or answered badly',
+  },
+  MEM_STORE_UNAVAILABLE: {
+    retryable: false,
+    status: 500,
+    summary: 'the memory database or its sqlite-vec extension could not be opened',
+  },
+  BROWSER_STALE_REF: {
+    retryable: false,
+    status: 409,
+    summary: 'a ref from an older snapshot (the page navigated or the element is gone); take a new snapshot',
+  },
+  BROWSER_REF_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'a ref no snapshot of this session gave out, or a CSS selector that matches nothing',
+  },
+  BROWSER_EGRESS_REFUSED: {
+    retryable: false,
+    status: 403,
+    summary: "the egress proxy refused the URL (not on the agent's egress allowlist, or a private address)",
+  },
+  BROWSER_NAVIGATION_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the page could not be loaded (DNS, connection, TLS or HTTP failure); the message names the URL',
+  },
+  BROWSER_TIMEOUT: {
+    retryable: true,
+    status: 504,
+    summary: 'a page load or an action did not finish in time; the message names the URL or element',
+  },
+  BROWSER_ACTION_FAILED: {
+    retryable: false,
+    status: 422,
+    summary: 'an action on an element failed (not visible, not editable, wrong element kind)',
+  },
+  BROWSER_LAUNCH_FAILED: {
+    retryable: true,
+    status: 503,
+    summary: 'Chromium could not be started, or the CDP endpoint could not be reached',
+  },
+  BROWSER_TAB_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no open tab with that number',
+  },
+  BROWSER_PATH_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'an upload, download or screenshot path is outside the workspace or does not exist',
+  },
+  CHAN_TOKEN_REJECTED: {
+    retryable: false,
+    status: 502,
+    summary: "Telegram rejected the channel's bot token (getMe answered 401); check channels.telegram.token",
+  },
+  CHAN_UNREACHABLE: {
+    retryable: true,
+    status: 503,
+    summary: 'the chat service (Telegram) could not be reached, or kept answering 5xx',
+  },
+  CHAN_API_ERROR: {
+    retryable: false,
+    status: 502,
+    summary: 'the chat service (Telegram) refused a request',
+  },
+  CHAN_USER_UNKNOWN: { retryable: false, status: 404, summary: 'no paired channel user with that id' },
+  CHAN_WEBHOOK_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'the channel webhook options are not usable (URL, secret token or listen address)',
+  },
+  WORKFLOW_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a workflow file failed validation (each problem located as file:line:col)',
+  },
+  WORKFLOW_UNKNOWN: { retryable: false, status: 404, summary: 'no workflow file of that name' },
+  WORKFLOW_RUN_UNKNOWN: { retryable: false, status: 404, summary: 'no workflow run of that id' },
+  WORKFLOW_INPUT_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a run input is missing, unknown or of the wrong type',
+  },
+  WORKFLOW_NOT_WAITING: {
+    retryable: false,
+    status: 409,
+    summary: 'the step is not waiting for an approval (or the run has ended)',
+  },
+  WORKFLOW_RUN_FINISHED: { retryable: false, status: 409, summary: 'the run has already ended' },
+  WORKFLOW_EXPRESSION_FAILED: {
+    retryable: false,
+    status: 422,
+    summary: "a when or for_each expression could not be evaluated on the run's values",
+  },
+  WORKFLOW_TEMPLATE_FAILED: {
+    retryable: false,
+    status: 422,
+    summary: "a step's task refers to a value the run does not have (yet)",
+  },
+  WORKFLOW_OUTPUT_INVALID: {
+    retryable: true,
+    status: 502,
+    summary: "a step's output is not JSON matching the schema the step gives",
+  },
+  WORKFLOW_STEP_TIMEOUT: {
+    retryable: true,
+    status: 504,
+    summary: 'a step did not finish within its timeout',
+  },
+  WORKFLOW_TIMEOUT: { retryable: false, status: 504, summary: 'the run did not finish within its timeout' },
+  WORKFLOW_REJECTED: { retryable: false, status: 409, summary: 'the operator rejected an approval step' },
+  INTERNAL: { retryable: false, status: 500, summary: 'an unexpected fault; see the host log' },
+} as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
