@@ -17,7 +17,7 @@ import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
 import { toAgentInfo } from './registry/index.js';
-import { buildHostApp, DeferredListener, type HostRoute } from './server/index.js';
+import { buildHostApp, DeferredListener, type HostRoute, requestRateOf } from './server/index.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
 import { WORKFLOWS } from './workflows/index.js';
@@ -86,6 +86,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       // After the lockdown, so the agents' containers start ~70 ms sooner: loading fastify is CPU the
       // host has to spare while Docker starts them, and requests that come first wait for it.
       appServed = serveApp();
+      // Nothing answers the agents without the app: the start fails now, with the reason.
+      appServed.catch((error: unknown) => appFailed?.(error));
     },
     agentEnv: (agent) => hostService(EGRESS).agentEnv(agent),
   });
@@ -100,12 +102,16 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   });
   const lifecycle = new FeatureLifecycle(logger);
 
+  /** Fails the start when the app could not be built (set while starting). */
+  let appFailed: ((error: unknown) => void) | undefined;
+
   /** fastify loads while the agents boot; requests that come first wait for it. */
   async function serveApp(): Promise<void> {
     if (!context) return;
     const app = await buildHostApp({
       logger,
       auth: { tokens, operatorToken },
+      requests: requestRateOf(context),
       features: built,
       routes,
     });
@@ -130,7 +136,10 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         warnings,
       }));
       operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
-      await lifecycle.startAll(built);
+      const appFailure = new Promise<never>((_, reject) => {
+        appFailed = reject;
+      });
+      await Promise.race([lifecycle.startAll(built), appFailure]);
       await appServed;
       return status();
     } catch (error) {

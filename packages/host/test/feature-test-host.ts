@@ -13,7 +13,7 @@ import {
   type SharedContext,
 } from '../src/features/index.js';
 import { environmentSecrets, type SecretSource } from '../src/secrets/index.js';
-import { buildHostApp } from '../src/server/index.js';
+import { buildHostApp, requestRateOf } from '../src/server/index.js';
 
 export const TEST_OPERATOR_TOKEN = 'operator-token-for-tests';
 
@@ -104,6 +104,8 @@ export async function startFeatureTestHost(
   const app = await buildHostApp({
     logger,
     auth: { tokens, operatorToken: TEST_OPERATOR_TOKEN },
+    // As in the real host: each agent held to limits.requests_per_agent_per_s.
+    requests: requestRateOf(context),
     features: built,
   });
   await app.ready();

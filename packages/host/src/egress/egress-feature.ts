@@ -2,6 +2,7 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
 import { type FeatureContext, type HostFeature, serviceKey } from '../features/index.js';
 import type { PreparedMesh } from '../fleet/index.js';
+import { requestRateOf } from '../server/index.js';
 import { EGRESS_DECIDED } from './egress-events.js';
 import type { EgressDecision } from './egress-policy.js';
 import { type Dialer, EgressProxy } from './egress-proxy.js';
@@ -61,12 +62,15 @@ function openEgress(
   let proxyUrl: URL | undefined;
   let unlock: (() => Promise<void>) | undefined;
   let lock: NetworkLock | undefined;
+  const requests = requestRateOf(given);
   const proxy = new EgressProxy({
     identify: (token) => options.tokens.identifyProxy(token),
     allowlist: (agent) => config.agents[agent]?.permissions.egress ?? [],
     ports: (agent) => config.agents[agent]?.permissions.egress_ports ?? [],
     logger: given.logger.child({ component: 'egress' }),
     onDecision: (decision) => given.events.emit(EGRESS_DECIDED, decision),
+    rateLimited: (agent) => requests.refusal(agent)?.message,
+    now: () => given.clock.now(),
     ...(options.dial ? { dial: options.dial } : {}),
   });
   const service: Egress = {
