@@ -24,7 +24,11 @@ describe("the host's list of features", () => {
         .map((key) => `${feature.name}.${key}`),
     );
     expect(extra).toEqual([]);
-    expect(features().filter((feature) => !feature.build).map(({ name }) => name)).toEqual([]);
+    expect(
+      features()
+        .filter((feature) => !feature.build)
+        .map(({ name }) => name),
+    ).toEqual([]);
   });
 
   it('starts the agents after every route they call: only what needs the fleet comes after it', () => {
