@@ -19,6 +19,8 @@ export {
   normaliseAddress,
 } from './egress/index.js';
 export {
+  buildFeatures,
+  EventBus,
   type FeatureContext,
   FeatureLifecycle,
   type HostFeature,
@@ -41,6 +43,7 @@ export {
 export {
   type AgentClient,
   createAgentClient,
+  LANE_ITEM_CHANGED,
   LANES,
   type LaneItem,
   type LaneRequest,
