@@ -7,16 +7,18 @@ import {
   FeatureLifecycle,
   featureDatabase,
   type HostContext,
+  OperatorNotices,
   openHostContext,
   resolveSecret,
   type ServiceKey,
   type SharedContext,
 } from './features/index.js';
 import { createRuntime, fleetFeature, meshBridgeName } from './fleet/index.js';
+import { LANES } from './lanes/index.js';
 import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
-import { toAgentInfo } from './registry/index.js';
+import { AGENT_REGISTRY, toAgentInfo } from './registry/index.js';
 import { buildHostApp, DeferredListener, type HostRoute, requestRateOf } from './server/index.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
@@ -29,6 +31,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   const clock = options.clock ?? systemClock;
   const runtime = options.agentRuntime ?? createRuntime(options);
   const tokens = new TokenRegistry();
+  const notices = new OperatorNotices(logger);
   const listener = new DeferredListener();
   const stopping = new AbortController();
   const startedAt = new Date(clock.now()).toISOString();
@@ -60,7 +63,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       url,
       started_at: startedAt,
       runtime: runtime.kind,
-      agents: context ? fleet.registry().list().map(toAgentInfo) : [],
+      agents: service ? service(AGENT_REGISTRY).list().map(toAgentInfo) : [],
       ...(network ? { network } : {}),
       warnings: [...warnings],
     };
@@ -68,7 +71,6 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
 
   const fleet = fleetFeature({
     runtime,
-    tokens,
     onProgress: options.onProgress,
     beforeLaunch: async (prepared) => {
       await listener.listen(
@@ -91,10 +93,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     },
     agentEnv: (agent) => hostService(EGRESS).agentEnv(agent),
   });
-  const { features, lanes, notices } = meshFeatures({
+  const features = meshFeatures({
     fleet,
-    tokens,
-    logger,
     meshStatus: status,
     onShutdown: () => requestShutdown(),
     baseUrlOverrides: options.baseUrlOverrides,
@@ -134,6 +134,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         secrets,
         signal: stopping.signal,
         warnings,
+        tokens,
+        notices,
       }));
       operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
       const appFailure = new Promise<never>((_, reject) => {
@@ -172,7 +174,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     status,
     shutdownRequested,
     channelMesh: createChannelMesh({
-      lanes,
+      lanes: () => hostService(LANES),
+      registry: () => hostService(AGENT_REGISTRY),
       workflows: () => hostService(WORKFLOWS),
       notices,
     }),
