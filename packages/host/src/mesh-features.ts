@@ -15,6 +15,7 @@ import { llmFeature } from './llm/index.js';
 import { messagesFeature } from './messages/index.js';
 import { OperatorNotices, operatorFeature } from './operator/index.js';
 import { pubsubFeature } from './pubsub/index.js';
+import { searchFeature } from './search/index.js';
 import { tracesFeature } from './traces/index.js';
 import { workflowsFeature } from './workflows/index.js';
 
@@ -70,6 +71,7 @@ export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
     workflows,
     egressFeature({ tokens, allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
+    searchFeature(),
     fleet,
     healthFeature({ fleet }),
   ];
