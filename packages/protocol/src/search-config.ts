@@ -60,6 +60,11 @@ export const searchConfigSchema = z
      * skipped. Default: every provider, in the order mesh.yaml writes them.
      */
     order: z.array(providerName).optional(),
+    /**
+     * When the first provider that answers gives fewer results than asked, ask the next one for the
+     * rest (duplicates by URL dropped). Off by default: it can charge a second provider for a search.
+     */
+    top_up: z.boolean().default(false),
     /** How long an answer is reused for the same query, count and freshness: 5 min, so a research turn's repeats are free and results stay fresh. */
     cache_ttl_s: z.number().int().min(0).max(86_400).default(300),
     /** Answers kept in the cache (least recently used go first): bounded, so queries cannot grow the host's memory. */

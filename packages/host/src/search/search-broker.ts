@@ -42,9 +42,9 @@ export interface SearchCaller {
 /**
  * Web search for the agents: the providers of mesh.yaml tried in order with failover, as the LLM
  * proxy does for models (the same {@link ModelHealthBoard}: a refused key sets a provider aside for
- * an hour, a 429 for its Retry-After, 5xx, timeouts and malformed answers 1 → 5 → 25 min). When
- * the first provider that answers gives fewer results than asked, the next tops them up; results
- * are cleaned and deduplicated by URL across providers. Answers are cached per query, count and
+ * an hour, a 429 for its Retry-After, 5xx, timeouts and malformed answers 1 → 5 → 25 min). With
+ * `search.top_up`, when the first provider that answers gives fewer results than asked, the next
+ * tops them up; results are cleaned and deduplicated by URL (within and across providers). Answers are cached per query, count and
  * freshness. Each answered call is charged at its provider's price against the agent's budget.
  */
 export class SearchBroker {
@@ -85,7 +85,8 @@ export class SearchBroker {
     const answered: string[] = [];
     const skipped: { provider: string; reason: string }[] = [];
     for (const provider of providers) {
-      if (collected.results.length >= query.count) break;
+      if (answered.length > 0 && (!this.#deps.config.top_up || collected.results.length >= query.count))
+        break;
       if (!this.#health.available(provider.name)) {
         const state = this.#health.state(provider.name);
         skipped.push({
