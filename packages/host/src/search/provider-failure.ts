@@ -10,14 +10,17 @@ export class ProviderFailure extends Error {
   override readonly name = 'ProviderFailure';
   readonly failure: FailureClass;
   readonly retryAfterMs: number | undefined;
+  /** False when nothing was sent (a key not in the vault): looked at again on the next search. */
+  readonly coolsDown: boolean;
 
   constructor(
     failure: FailureClass,
     reason: string,
-    options: { retryAfterMs?: number; cause?: unknown } = {},
+    options: { retryAfterMs?: number; cause?: unknown; coolsDown?: boolean } = {},
   ) {
     super(reason, { cause: options.cause });
     this.failure = failure;
     this.retryAfterMs = options.retryAfterMs;
+    this.coolsDown = options.coolsDown ?? true;
   }
 }

@@ -50,6 +50,8 @@ export interface SearchCaller {
 export class SearchBroker {
   readonly #deps: SearchBrokerDeps;
   readonly #health: ModelHealthBoard;
+  /** Providers whose missing key the operator has been told of (until it is found). */
+  readonly #missingKeyTold = new Set<string>();
   readonly #cache: SearchCache<{ query: string; results: SearchResult[]; providers: string[] }>;
 
   constructor(deps: SearchBrokerDeps) {
@@ -121,6 +123,7 @@ export class SearchBroker {
   async #attempt(caller: SearchCaller, provider: SearchProvider, query: SearchQuery): Promise<RawResult[]> {
     const { client, config, meter, logger } = this.#deps;
     const apiKey = this.#key(provider);
+    this.#missingKeyTold.delete(provider.name);
     const request = provider.adapter.request(query, { baseUrl: provider.baseUrl, apiKey });
     const charge = meter.openFlat({
       agent: caller.agent,
@@ -174,12 +177,23 @@ export class SearchBroker {
       throw new ProviderFailure(
         'auth',
         `its key ${provider.apiKey} is not set: ${this.#deps.secrets.howToSet(reference)}`,
+        // Nothing was sent: the next search looks again, so a key set now is used at once.
+        { coolsDown: false },
       );
     return value;
   }
 
   /** Cool the provider down by the failure's class and tell the operator what to fix. */
   #failed(caller: SearchCaller, provider: SearchProvider, failure: ProviderFailure): void {
+    if (!failure.coolsDown) {
+      // Told once until the key is found, not at every search.
+      if (this.#missingKeyTold.has(provider.name)) return;
+      this.#missingKeyTold.add(provider.name);
+      this.#deps.warn(
+        `search provider "${provider.name}" (${provider.kind}) ${failure.message}; until then it is skipped`,
+      );
+      return;
+    }
     const cooldownMs = this.#health.failed(provider.name, failure.failure, failure.retryAfterMs);
     const fields = { agent: caller.agent, provider: provider.name, failure: failure.failure, cooldownMs };
     if (failure.failure === 'auth' || failure.failure === 'billing')

@@ -185,9 +185,21 @@ describe('failover between search providers', () => {
       provider: 'brave',
       reason: 'its key vault:BRAVE_API_KEY is not set: export BRAVE_API_KEY in the host environment',
     });
-    expect(host.warnings[0]).toContain(
-      'search provider "brave" (brave) its key vault:BRAVE_API_KEY is not set',
-    );
+    expect(host.warnings).toEqual([
+      'search provider "brave" (brave) its key vault:BRAVE_API_KEY is not set: export BRAVE_API_KEY in the host environment; until then it is skipped',
+    ]);
+    await search({ query: 'again' });
+    expect(host.warnings).toHaveLength(1);
+  });
+
+  it('uses a key as soon as it is set, without waiting for a cooldown', async () => {
+    const brave = await fake('brave');
+    const searxng = await fake('searxng');
+    const env: Record<string, string> = {};
+    const { search } = await start([brave, searxng], { secrets: env });
+    expect((await search({ query: 'one' })).json().providers).toEqual(['searxng']);
+    env.BRAVE_API_KEY = KEYS.BRAVE_API_KEY;
+    expect((await search({ query: 'two' })).json().providers).toEqual(['brave']);
   });
 
   it('gives up on a provider that does not answer within search.timeout_ms', async () => {
