@@ -170,6 +170,7 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
       'process_start',
       'http_request',
       'web_fetch',
+      'web_search',
       'blackboard_get',
       'blackboard_put',
       'blackboard_list',

@@ -13,6 +13,7 @@ import { messagesFeature } from './messages/index.js';
 import { operatorFeature } from './operator/index.js';
 import { pubsubFeature } from './pubsub/index.js';
 import { registryFeature } from './registry/index.js';
+import { searchFeature } from './search/index.js';
 import { tracesFeature } from './traces/index.js';
 import { workflowsFeature } from './workflows/index.js';
 
@@ -48,6 +49,7 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     workflowsFeature({ meshBlackboard: true, meshEvents: true, operatorNotices: true }),
     egressFeature({ allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
+    searchFeature(),
     fleet,
     healthFeature(),
   ];

@@ -22,6 +22,11 @@ const permissionsSchema = z
      * two, so an agent that may browse cannot also reach SSH, SMTP or a database on an allowed host.
      */
     egress_ports: z.array(z.number().int().min(1).max(65_535)).default([80, 443]),
+    /**
+     * May use `web_search` (`POST /mesh/search`; the host calls the providers of mesh.yaml's
+     * `search:`). Off by default: a search can cost money and sends the agent's words outside.
+     */
+    search: z.boolean().default(false),
   })
   .strict();
 

@@ -123,6 +123,27 @@ export const ERROR_CODES = {
     status: 502,
     summary: 'the outbound request made for the agent (/mesh/http) failed or timed out',
   },
+  SEARCH_QUERY_INVALID: {
+    retryable: false,
+    status: 400,
+    summary: 'a web search query is empty or longer than 400 characters; the message says which',
+  },
+  SEARCH_NOT_CONFIGURED: {
+    retryable: false,
+    status: 503,
+    summary: "mesh.yaml's search: names no provider; the message says how to add SearXNG, Brave or Tavily",
+  },
+  SEARCH_UNAVAILABLE: {
+    retryable: true,
+    status: 503,
+    summary:
+      'no search provider answered (each failed, timed out, refused its key or is cooling down); the message names each and why',
+  },
+  SEARCH_BUSY: {
+    retryable: true,
+    status: 429,
+    summary: 'the agent has 4 web searches running already; wait for one to answer',
+  },
   MESH_FORBIDDEN: {
     retryable: false,
     status: 403,

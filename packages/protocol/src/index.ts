@@ -147,6 +147,28 @@ export {
   topicPatternSchema,
 } from './pattern-bounds.js';
 export {
+  SEARCH_DEFAULT_COUNT,
+  SEARCH_FRESHNESS,
+  SEARCH_PATH,
+  SEARCH_QUERY_MAX_CHARS,
+  type SearchAnswer,
+  type SearchFreshness,
+  type SearchRequest,
+  type SearchResult,
+  searchAnswerSchema,
+  searchRequestSchema,
+  searchResultSchema,
+} from './search-api.js';
+export {
+  SEARCH_DEFAULT_BASE_URL,
+  SEARCH_DEFAULT_PRICE_USD,
+  SEARCH_PROVIDER_KINDS,
+  type SearchConfig,
+  type SearchProviderConfig,
+  type SearchProviderKind,
+  searchProviderKind,
+} from './search-config.js';
+export {
   matchesInputType,
   stepFallback,
   stepRetries,

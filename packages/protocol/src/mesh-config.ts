@@ -9,6 +9,7 @@ import {
   type TierName,
 } from './config-fields.js';
 import type { DeepReadonly } from './deep-readonly.js';
+import { searchConfigSchema } from './search-config.js';
 
 const runtimeSchema = z
   .object({
@@ -267,6 +268,7 @@ export const meshConfigSchema = z
     lanes: lanesSchema.prefault({}),
     health: healthSchema.prefault({}),
     limits: limitsSchema.prefault({}),
+    search: searchConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

@@ -29,6 +29,16 @@ export {
   startFakeMeshHost,
 } from './fake-mesh-host/index.js';
 export {
+  defaultPages,
+  type FakeSearchFault,
+  type FakeSearchKind,
+  type FakeSearchOptions,
+  type FakeSearchPage,
+  type FakeSearchProvider,
+  type FakeSearchRequest,
+  startFakeSearchProvider,
+} from './fake-search/index.js';
+export {
   type FakeTelegram,
   type FakeTelegramBotMessage,
   type FakeTelegramCall,

@@ -28,7 +28,7 @@ describe('createCoreTools and createMeshTools', () => {
         'process_kill',
         'process_list',
       ],
-      web: ['http_request', 'web_fetch'],
+      web: ['http_request', 'web_fetch', 'web_search'],
       memory: [],
       mesh: ['blackboard_get', 'blackboard_put', 'blackboard_list', 'publish', 'message_agent'],
       browser: [],

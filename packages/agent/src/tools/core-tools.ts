@@ -5,6 +5,7 @@ import { createMeshClient, type MeshClient, type MeshClientOptions } from './mes
 import { ProcessRegistry, type ProcessRegistryOptions } from './runtime/process-registry.js';
 import { createProcessTools } from './runtime/process-tools.js';
 import { createRunCommandTool } from './runtime/run-command-tool.js';
+import { createWebSearchTool } from './search/web-search-tool.js';
 import { createHttpRequestTool } from './web/http-request-tool.js';
 import { PageFetcher, type ProxySettings, proxyFromEnv } from './web/page-fetcher.js';
 import { createWebFetchTool } from './web/web-fetch-tool.js';
@@ -64,6 +65,7 @@ export function createCoreTools(options: CoreToolsOptions): CoreTools {
     ...createProcessTools(processes),
     createHttpRequestTool(mesh) as AgentTool,
     createWebFetchTool({ fetcher, clock }) as AgentTool,
+    createWebSearchTool(mesh) as AgentTool,
   ];
   return {
     tools,

@@ -21,7 +21,9 @@ export function registerMeshCommands(program: Command, kit: CommandKit): void {
 
   program
     .command('costs')
-    .description('LLM spend per agent and model, today and this month, and the budgets')
+    .description(
+      'LLM and web search spend per agent and model (searches as search/<provider>), today and this month, and the budgets',
+    )
     .option('--agent <name>', 'one agent only')
     .addOption(kit.configOption())
     .option('--json', 'print JSON')

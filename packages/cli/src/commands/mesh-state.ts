@@ -111,10 +111,13 @@ export async function showCosts(
     ['this month', costs.month],
   ] as const) {
     output.out(`${label}:\n`);
-    if (rows.length === 0) output.out('  no LLM calls\n');
+    if (rows.length === 0) output.out('  no LLM calls or web searches\n');
     for (const row of rows)
       output.out(
-        `  ${row.agent.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} calls ${String(row.prompt_tokens).padStart(9)} in ${String(row.completion_tokens).padStart(8)} out  ${money(row.cost_usd)}\n`,
+        // Web searches (`search/<provider>`) are priced per request: they have no tokens to show.
+        row.model.startsWith('search/')
+          ? `  ${row.agent.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} searches ${''.padStart(20)}  ${money(row.cost_usd)}\n`
+          : `  ${row.agent.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} calls ${String(row.prompt_tokens).padStart(9)} in ${String(row.completion_tokens).padStart(8)} out  ${money(row.cost_usd)}\n`,
       );
   }
   const limited = costs.budgets.filter((row) => row.daily_usd !== null || row.monthly_usd !== null);

@@ -56,6 +56,11 @@ llm:
   providers:
 ${provider}
 
+# Web search for agents with permissions.search: true; setup: docs/search.md
+# search:
+#   providers:
+#     searxng: { base_url: "http://127.0.0.1:8888" }   # or brave: { api_key: vault:BRAVE_API_KEY }
+
 agents:
 ${agents}
 `;

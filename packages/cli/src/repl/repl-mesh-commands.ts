@@ -125,7 +125,7 @@ export const MESH_REPL_COMMANDS: ReplCommand[] = [
   {
     name: 'costs',
     usage: '/costs [AGENT]',
-    description: 'LLM spend today and this month, and the budgets',
+    description: 'LLM and web search spend today and this month, and the budgets',
     run: (session, args) => showCosts(session.host, session.output, words(args)[0]),
   },
   {

@@ -54,6 +54,20 @@ agents:
     ]);
   });
 
+  it('names the line of a search provider of unknown kind, without a key or without an instance', () => {
+    const text = `${valid}search:
+  providers:
+    web: { kind: google }
+    brave: {}
+    searxng: {}
+`;
+    expect(problemsOf(text).map(formatConfigProblem)).toEqual([
+      'mesh.yaml:11:18 search.providers.web.kind: unknown search provider kind "google": use searxng, brave, tavily',
+      'mesh.yaml:12:5 search.providers.brave.api_key: a brave provider needs api_key: vault:BRAVE_API_KEY (then openlegion vault set BRAVE_API_KEY)',
+      'mesh.yaml:13:5 search.providers.searxng.base_url: a searxng provider needs base_url: your instance, e.g. http://127.0.0.1:8888',
+    ]);
+  });
+
   it('rejects a model whose provider is not configured', () => {
     const text = `${valid}  c: { model: anthropic/claude-haiku-4-5 }\n`;
     const [problem] = problemsOf(text);

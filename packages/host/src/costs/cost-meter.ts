@@ -33,6 +33,24 @@ export interface Charge {
   tap(answer: LlmAnswer, stream: boolean, model?: string): LlmAnswer;
 }
 
+/** A call at a fixed price per request (a web search), not priced by tokens. */
+export interface FlatChargeRequest {
+  agent: string;
+  /** What the costs report shows in its model column, e.g. `search/brave`. */
+  model: string;
+  usd: number;
+  requestId: string;
+  traceId: string | null;
+}
+
+/** The budget a fixed-price call holds until it ends. */
+export interface FlatCharge {
+  /** The call answered: record it at its price and release the reservation. */
+  settle(): void;
+  /** The call failed (nothing to pay): release the reservation, record nothing. */
+  release(): void;
+}
+
 export interface CostMeterDeps {
   config: MeshConfig;
   log: UsageLog;
@@ -58,6 +76,48 @@ export class CostMeter {
 
   constructor(deps: CostMeterDeps) {
     this.#deps = deps;
+  }
+
+  /**
+   * Reserve a fixed-price call (`BUDGET_EXCEEDED` when it does not fit the agent's budget); once
+   * it answers, `settle` records it in the usage log beside the LLM calls, so `openlegion costs`
+   * and the budgets count it.
+   */
+  openFlat(request: FlatChargeRequest): FlatCharge {
+    const { gate, log } = this.#deps;
+    const reservation = request.agent === OPERATOR ? undefined : gate.reserve(request.agent, request.usd);
+    let done = false;
+    const release = () => {
+      if (done) return;
+      done = true;
+      if (reservation) gate.release(reservation);
+    };
+    return {
+      release,
+      settle: () => {
+        if (done) return;
+        release();
+        const record: UsageRecord = {
+          at: this.#deps.now(),
+          agent: request.agent,
+          model: request.model,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          cached_tokens: 0,
+          cost_usd: request.usd,
+          request_id: request.requestId,
+          trace_id: request.traceId,
+          estimated: 0,
+        };
+        gate.recorded(request.agent, record.cost_usd, record.at);
+        log
+          .record(record)
+          .catch((error: unknown) =>
+            this.#deps.warn(`a call's usage could not be recorded: ${String(error)}`),
+          );
+        this.#deps.onRecorded?.(record);
+      },
+    };
   }
 
   open(request: ChargeRequest): Charge {

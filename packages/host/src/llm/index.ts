@@ -12,6 +12,7 @@ export {
   type EmbeddingsBody,
   embeddingsBodySchema,
 } from './llm-requests.js';
+export { FAILS_OVER, type FailureClass, ModelHealthBoard, type ModelState } from './model-health.js';
 export { listConfiguredModels, type ModelList, type ModelListEntry } from './model-list.js';
 export {
   type ModelResolverOptions,
