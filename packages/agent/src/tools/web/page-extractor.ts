@@ -3,6 +3,8 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 // @ts-expect-error turndown-plugin-gfm ships no types; it exports `gfm(service)`.
 import { gfm } from 'turndown-plugin-gfm';
+import { cleanArticle, unwrapQuotes } from './article-cleaner.js';
+import type { ElementLike } from './boilerplate.js';
 import { htmlToText } from './html-to-text.js';
 
 /** What a page holds for a reader: its metadata and its main content in three forms. */
@@ -56,6 +58,7 @@ export function extractPage(html: string, url: string): ExtractedPage {
 }
 
 type Article = ReturnType<Readability<string>['parse']>;
+type ArticleRoot = ElementLike & { innerHTML: string; removeAttribute(name: string): void };
 type LinkedDocument = ReturnType<typeof parseHTML>['document'];
 type LinkedElement = {
   getAttribute(name: string): string | null;
@@ -64,8 +67,22 @@ type LinkedElement = {
 
 function parseArticle(document: LinkedDocument): Article {
   try {
-    const article = new Readability(document).parse();
-    return article?.content ? article : null;
+    unwrapQuotes(document.documentElement as unknown as ElementLike);
+    // Classes are kept for the cleaner to read, and the content comes back as a node to clean in place.
+    const parsed = new Readability<ArticleRoot>(
+      document as unknown as ConstructorParameters<typeof Readability>[0],
+      {
+        keepClasses: true,
+        serializer: (node) => node as unknown as ArticleRoot,
+      },
+    ).parse();
+    if (!parsed?.content) return null;
+    const root = parsed.content;
+    cleanArticle(root);
+    for (const element of Array.from(root.querySelectorAll('[class]')) as unknown as ArticleRoot[])
+      element.removeAttribute('class');
+    root.removeAttribute('class');
+    return { ...parsed, content: root.innerHTML };
   } catch {
     return null; // A page Readability cannot handle still has a body to fall back to.
   }
