@@ -65,7 +65,8 @@ export async function main(args) {
       .slice(0, 10)
       .map(({ key, url, precision, recall }) => ({ key, url, precision, recall })),
   };
-  const pass = ours.f1 >= TARGETS.f1 && ours.precision >= TARGETS.precision && metrics.p50_ms <= TARGETS.p50_ms;
+  const pass =
+    ours.f1 >= TARGETS.f1 && ours.precision >= TARGETS.precision && metrics.p50_ms <= TARGETS.p50_ms;
   const line = (name, score) =>
     `${name.padEnd(16)} F1 ${score.f1.toFixed(3)}  P ${score.precision.toFixed(3)}  R ${score.recall.toFixed(3)}`;
   console.log(line('web_fetch', metrics));
