@@ -6,7 +6,7 @@
 // with the benchmark's own metric (word 4-gram shingles, per-page normalised, F1 of mean P and mean R).
 // Time is per page, HTML text in and text out, no network.
 // Options: --data DIR (any folder of the same shape), --no-write.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -40,10 +40,11 @@ export async function main(args) {
   }
   const ours = shingleScore(pages.map((page) => page.counts));
   const anchors = {};
-  for (const file of readdirSync(path.join(options.data, 'anchors'))
+  const anchorsDir = path.join(options.data, 'anchors');
+  for (const file of (existsSync(anchorsDir) ? readdirSync(anchorsDir) : [])
     .filter((name) => name.endsWith('.json'))
     .sort()) {
-    const outputs = JSON.parse(readFileSync(path.join(options.data, 'anchors', file), 'utf8'));
+    const outputs = JSON.parse(readFileSync(path.join(anchorsDir, file), 'utf8'));
     const score = shingleScore(
       keys.map((key) => pageCounts(truth[key].articleBody, outputs[key]?.articleBody ?? '')),
     );
