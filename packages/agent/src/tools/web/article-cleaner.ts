@@ -7,7 +7,7 @@ const LINK_LIST_DENSITY = 0.5;
 /** A paragraph this short and this much of whose text is links points elsewhere ("Related: …"). */
 const POINTER_MAX_WORDS = 40;
 const POINTER_LINK_DENSITY = 0.6;
-/** A block this short that holds a date or a time is a dateline, not prose. */
+/** A block this short that holds a date, a time or © is a dateline or a credit, not prose. */
 const DATELINE_MAX_WORDS = 14;
 const MONTH_DAY =
   /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i;
@@ -44,11 +44,26 @@ function isPointer(block: ElementLike): boolean {
   return words > 0 && words <= POINTER_MAX_WORDS && linkDensity(block) >= POINTER_LINK_DENSITY;
 }
 
+/** A short line with a date, a time or a copyright sign: a dateline, a byline or a credit. */
 function isDateline(block: ElementLike): boolean {
   const text = block.textContent ?? '';
   const words = wordCount(text);
   if (words === 0 || words > DATELINE_MAX_WORDS) return false;
-  return block.tagName.toUpperCase() === 'TIME' || MONTH_DAY.test(text) || CLOCK_OR_DATE.test(text);
+  // A sentence that names a date ("The trial begins on Monday, May 4.") is prose.
+  if (/(\p{Ll}{3,}|\d)[.!?]["”’)]*\s*$/u.test(text)) return false;
+  // A date inside a sentence ("on <time>May 4</time>") is prose: an inline element goes only when
+  // its whole line is short.
+  if (
+    /^(SPAN|TIME)$/i.test(block.tagName) &&
+    wordCount(block.parentElement?.textContent ?? '') > DATELINE_MAX_WORDS
+  )
+    return false;
+  return (
+    block.tagName.toUpperCase() === 'TIME' ||
+    MONTH_DAY.test(text) ||
+    CLOCK_OR_DATE.test(text) ||
+    text.includes('©')
+  );
 }
 
 /**
