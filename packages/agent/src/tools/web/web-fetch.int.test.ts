@@ -201,6 +201,35 @@ describe('web_fetch failures', () => {
     }
   });
 
+  it('decodes a page in the charset its Content-Type names, and says a PDF cannot be read', async () => {
+    const { createServer } = await import('node:http');
+    const { listen } = await import('../../../test/loopback-servers.js');
+    const server = await listen(
+      createServer((request, response) =>
+        request.url === '/paper.pdf'
+          ? response.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4\n%%EOF\n')
+          : response
+              .writeHead(200, { 'content-type': 'text/plain; charset=windows-1252' })
+              .end(Buffer.from('\x93Caf\xe9\x94 \x96 5 \x80', 'latin1')),
+      ),
+    );
+    const { tool, fetcher } = webFetch();
+    try {
+      const text = await callTool(tool, { url: `${server.url}/notes.txt` }, { workspace });
+      const pdf = await callTool(tool, { url: `${server.url}/paper.pdf` }, { workspace });
+      expect(text.text).toBe(
+        `${server.url}/notes.txt; text/plain; characters 0-12 of 12; decoded from windows-1252\n<untrusted source="web_fetch ${server.url}/notes.txt">\n“Café” – 5 €\n</untrusted>`,
+      );
+      expect(pdf).toEqual({
+        isError: true,
+        text: `${server.url}/paper.pdf: a PDF document (15 bytes); PDF text extraction is not available in this agent, so its text cannot be read. Look for an HTML version of the same document (an abstract or landing page).`,
+      });
+    } finally {
+      await fetcher.close();
+      await server.close();
+    }
+  });
+
   it('cuts a page at the download cap and says so', async () => {
     const fetcher = new PageFetcher({ proxy: {}, timeoutMs: 5_000, maxBytes: 20_000, userAgent: 'test' });
     const tool = createWebFetchTool({ fetcher });
