@@ -80,6 +80,16 @@ describe('extractPage', () => {
     expect(extractPage(html, 'https://blog.example/post').text()).toContain('Paragraph 4 of the story');
   });
 
+  it('keeps the article Readability found when the cleaning rules would leave almost nothing of it', () => {
+    const parts = [1, 3, 5, 7, 9]
+      .map((n) => `<div class="credits-section">${paragraph(n)}${paragraph(n + 1)}</div>`)
+      .join('');
+    const html = `<html><body><article>${parts}</article></body></html>`;
+    const text = extractPage(html, 'https://odd.example/page').text();
+    expect(text).toContain('Paragraph 1 of the story');
+    expect(text).toContain('Paragraph 10 of the story');
+  });
+
   it('returns the cleaned article HTML for the html format', () => {
     const page = extractPage(articlePage, 'https://news.example/2024/river');
     expect(page.html).toContain('<p>');

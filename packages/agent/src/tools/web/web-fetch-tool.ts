@@ -41,8 +41,10 @@ export interface WebFetchToolOptions {
 }
 
 /**
- * `web_fetch`: the main content of a web page (Readability) as markdown, text or HTML, with its
- * title. Pages are cached for 5 minutes, so reading on with `offset` costs no second fetch.
+ * `web_fetch`: the main content of a web page (Readability, then cleaned) as markdown, text or HTML,
+ * with its title; plain text and JSON as they are; for a PDF, an image or another binary body, an
+ * error result that says what it is. Pages are cached for 5 minutes, so reading on with `offset`
+ * costs no second fetch.
  */
 export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.infer<typeof webFetchInput>> {
   const cache = new PageCache<CachedPage>(options.clock ?? systemClock);
