@@ -29,5 +29,12 @@ export {
 export { guardTool, ToolFailure } from './tool-failure.js';
 export { createHttpRequestTool } from './web/http-request-tool.js';
 export { type FetchedPage, PageFetcher, type ProxySettings, proxyFromEnv } from './web/page-fetcher.js';
+export {
+  type PageCounts,
+  pageCounts,
+  type ShingleScore,
+  shingleScore,
+  shingles,
+} from './web/shingle-score.js';
 export { tokenOverlap, wordTokens } from './web/token-overlap.js';
 export { createWebFetchTool, type WebFetchToolOptions } from './web/web-fetch-tool.js';

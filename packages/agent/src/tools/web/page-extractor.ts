@@ -3,6 +3,8 @@ import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 // @ts-expect-error turndown-plugin-gfm ships no types; it exports `gfm(service)`.
 import { gfm } from 'turndown-plugin-gfm';
+import { cleanArticle, unwrapQuotes } from './article-cleaner.js';
+import { type ElementLike, textLength } from './boilerplate.js';
 import { htmlToText } from './html-to-text.js';
 
 /** What a page holds for a reader: its metadata and its main content in three forms. */
@@ -20,13 +22,18 @@ export interface ExtractedPage {
   text(): string;
 }
 
+/** Cleaning that keeps less than this share of the article, and fewer characters, is not trusted. */
+const CLEANED_MIN_SHARE = 0.2;
+const CLEANED_MIN_CHARS = 500;
 /** Removed from the whole page when no article is found: never content. */
 const NOISE = 'script, style, noscript, template, svg, iframe, nav, header, footer, form, aside';
 
 /**
  * The main content of an HTML page, found by Mozilla's Readability (the Firefox Reader View
- * algorithm) on a linkedom DOM, with links resolved against `url`. Pages without an article fall back
- * to the body without scripts, navigation and forms. Markdown comes from Turndown (GFM tables).
+ * algorithm) on a linkedom DOM and cleaned of what people do not count as the article (captions,
+ * share bars, related links, datelines: {@link cleanArticle}), with links resolved against `url`.
+ * Pages without an article fall back to the body without scripts, navigation and forms. Markdown
+ * comes from Turndown (GFM tables). Measured by `pnpm bench web-extract` (docs/tools.md).
  */
 export function extractPage(html: string, url: string): ExtractedPage {
   const { document } = parseHTML(html);
@@ -56,6 +63,11 @@ export function extractPage(html: string, url: string): ExtractedPage {
 }
 
 type Article = ReturnType<Readability<string>['parse']>;
+type ArticleRoot = ElementLike & {
+  innerHTML: string;
+  removeAttribute(name: string): void;
+  cloneNode(deep: true): ArticleRoot;
+};
 type LinkedDocument = ReturnType<typeof parseHTML>['document'];
 type LinkedElement = {
   getAttribute(name: string): string | null;
@@ -64,8 +76,31 @@ type LinkedElement = {
 
 function parseArticle(document: LinkedDocument): Article {
   try {
-    const article = new Readability(document).parse();
-    return article?.content ? article : null;
+    unwrapQuotes(document.documentElement as unknown as ElementLike);
+    // Classes are kept for the cleaner to read, and the content comes back as a node to clean in place.
+    const parsed = new Readability<ArticleRoot>(
+      document as unknown as ConstructorParameters<typeof Readability>[0],
+      {
+        keepClasses: true,
+        serializer: (node) => node as unknown as ArticleRoot,
+      },
+    ).parse();
+    if (!parsed?.content) return null;
+    const uncleaned = parsed.content.cloneNode(true);
+    const root = parsed.content;
+    cleanArticle(root);
+    const kept = textLength(root.textContent);
+    // Rules that leave almost nothing of a sizeable article misread the page: Readability's pick stands.
+    const content =
+      kept < CLEANED_MIN_CHARS && kept < textLength(uncleaned.textContent) * CLEANED_MIN_SHARE
+        ? uncleaned
+        : root;
+    for (const element of [
+      content,
+      ...(Array.from(content.querySelectorAll('[class]')) as unknown as ArticleRoot[]),
+    ])
+      element.removeAttribute('class');
+    return { ...parsed, content: content.innerHTML };
   } catch {
     return null; // A page Readability cannot handle still has a body to fall back to.
   }

@@ -22,15 +22,17 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): ProxySetting
   return settings;
 }
 
-/** One fetched document, decoded to text. */
+/** One fetched document, as bytes: what it is and how to decode it is decided by its reader. */
 export interface FetchedPage {
   /** The address after redirects. */
   url: string;
   status: number;
   contentType: string;
-  body: string;
-  /** The body was longer than the cap and was cut. */
+  bytes: Buffer;
+  /** The body was longer than the cap and was cut at `bytes.length`. */
   truncated: boolean;
+  /** The size the server declared (Content-Length), if it did. */
+  declaredBytes: number | null;
 }
 
 export interface PageFetcherOptions {
@@ -61,13 +63,14 @@ export class PageFetcher {
         },
       });
       const { bytes, truncated } = await readCapped(response.body, this.options.maxBytes);
-      const contentType = response.headers.get('content-type') ?? '';
+      const length = Number(response.headers.get('content-length') ?? Number.NaN);
       return {
         url: response.url || url,
         status: response.status,
-        contentType,
-        body: decode(bytes, contentType),
+        contentType: response.headers.get('content-type') ?? '',
+        bytes,
         truncated,
+        declaredBytes: Number.isSafeInteger(length) && length >= 0 ? length : null,
       };
     } catch (error) {
       if (signal.aborted) throw error;
@@ -127,18 +130,6 @@ async function readCapped(
       await reader.cancel();
       return { bytes: Buffer.concat(chunks).subarray(0, maxBytes), truncated: true };
     }
-  }
-}
-
-/** Text in the charset the header or the page's own `<meta>` names; UTF-8 when neither does or it is unknown. */
-function decode(bytes: Buffer, contentType: string): string {
-  const declared =
-    /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ??
-    /<meta[^>]+charset=["']?([\w-]+)/i.exec(bytes.subarray(0, 4_096).toString('latin1'))?.[1];
-  try {
-    return new TextDecoder(declared ?? 'utf-8').decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
   }
 }
 

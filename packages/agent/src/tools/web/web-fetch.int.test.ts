@@ -190,8 +190,40 @@ describe('web_fetch failures', () => {
     try {
       const image = await callTool(tool, { url: `${server.url}/logo.png` }, { workspace });
       const json = await callTool(tool, { url: `${server.url}/data.json` }, { workspace });
-      expect(image).toMatchObject({ isError: true, text: expect.stringContaining('image/png is not text') });
+      expect(image).toMatchObject({
+        isError: true,
+        text: `${server.url}/logo.png: an image (image/png, 4 bytes); web_fetch reads text and cannot show or describe images`,
+      });
       expect(json.text).toContain('{"answer":42}');
+    } finally {
+      await fetcher.close();
+      await server.close();
+    }
+  });
+
+  it('decodes a page in the charset its Content-Type names, and says a PDF cannot be read', async () => {
+    const { createServer } = await import('node:http');
+    const { listen } = await import('../../../test/loopback-servers.js');
+    const server = await listen(
+      createServer((request, response) =>
+        request.url === '/paper.pdf'
+          ? response.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4\n%%EOF\n')
+          : response
+              .writeHead(200, { 'content-type': 'text/plain; charset=windows-1252' })
+              .end(Buffer.from('\x93Caf\xe9\x94 \x96 5 \x80', 'latin1')),
+      ),
+    );
+    const { tool, fetcher } = webFetch();
+    try {
+      const text = await callTool(tool, { url: `${server.url}/notes.txt` }, { workspace });
+      const pdf = await callTool(tool, { url: `${server.url}/paper.pdf` }, { workspace });
+      expect(text.text).toBe(
+        `${server.url}/notes.txt; text/plain; characters 0-12 of 12; decoded from windows-1252\n<untrusted source="web_fetch ${server.url}/notes.txt">\n“Café” – 5 €\n</untrusted>`,
+      );
+      expect(pdf).toEqual({
+        isError: true,
+        text: `${server.url}/paper.pdf: a PDF document (15 bytes); PDF text extraction is not available in this agent, so its text cannot be read. Look for an HTML version of the same document (an abstract or landing page).`,
+      });
     } finally {
       await fetcher.close();
       await server.close();
@@ -204,6 +236,8 @@ describe('web_fetch failures', () => {
     const { text, isError } = await callTool(tool, { url: `${pages.url}/lwn-1/` }, { workspace });
     await fetcher.close();
     expect(isError).toBe(false);
-    expect(text).toContain('larger than the download cap');
+    expect(text).toMatch(
+      /; the page is larger than the download cap: only its first 20,000 bytes were read, so the content ends early, at character \d+\n/,
+    );
   });
 });
