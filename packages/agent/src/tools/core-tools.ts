@@ -1,8 +1,7 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import type { AgentTool } from '@openlegion/protocol';
 import type OpenAI from 'openai';
-import { createFastTierCall } from '../context/fast-tier.js';
-import { LongResultSummariser } from '../context/long-result-summariser.js';
+import { createFastTierCall, LongResultSummariser } from '../context/index.js';
 import { createFileTools } from './files/file-tools.js';
 import { createMeshClient, type MeshClient, type MeshClientOptions } from './mesh/mesh-client.js';
 import { ProcessRegistry, type ProcessRegistryOptions } from './runtime/process-registry.js';
