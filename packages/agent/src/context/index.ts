@@ -15,9 +15,9 @@ export {
 export { createFastTierCall, FAST_TIER_MODEL, type FastTierCall } from './fast-tier.js';
 export {
   type LongResultRequest,
-  type LongResultSummary,
   LongResultSummariser,
   type LongResultSummariserOptions,
+  type LongResultSummary,
   SUMMARY_CHUNK_CHARS,
   SUMMARY_MAX_CALLS,
 } from './long-result-summariser.js';
