@@ -84,18 +84,24 @@ export async function main() {
     secrets: { get: () => undefined },
     signal: controller.signal,
     warn: () => {},
+    events: new host.EventBus(logger),
+    tokens,
+    notices: new host.OperatorNotices(logger),
   };
-  const features = [host.blackboardFeature(), host.pubsubFeature({ lanes: { enqueue: async () => ({}) } })];
+  const features = [
+    host.blackboardFeature(),
+    host.pubsubFeature({ lanes: { enqueue: async () => ({}), countPendingEventsWith: () => {} } }),
+  ];
   migrate(
     db,
     features.map((feature) => ({ feature: feature.name, steps: feature.migrations })),
   );
-  for (const feature of features) feature.init(context);
+  const services = new Map();
+  const built = host.buildFeatures(features, context, services);
   const app = await host.buildHostApp({
     logger,
     auth: { tokens, operatorToken: 'bench-operator' },
-    features,
-    context,
+    features: built,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${app.server.address().port}`;
@@ -123,7 +129,7 @@ export async function main() {
   const readMs = await load('GET', READS);
   const bareWritesPerS = bareSqliteWrites(openDatabase, path.join(dir, 'bare.db'), WRITES);
   // The store itself, as the routes call it: 64 writers at once, group-committed, durable.
-  const store = features[0].store();
+  const store = services.get(host.BLACKBOARD.name);
   let nextWrite = 0;
   const storeStarted = performance.now();
   await Promise.all(
@@ -276,12 +282,21 @@ async function laneOverhead(
         headers: { 'content-type': 'text/event-stream' },
       }),
   };
-  const lanes = host.lanesFeature({ registry: () => registry, tokens: { tokenFor: () => 't' }, agentClient });
+  // The registry the lanes need, with the one agent ready.
+  const agents = {
+    name: 'bench-agents',
+    provides: [host.AGENT_REGISTRY],
+    build(context) {
+      context.provide(host.AGENT_REGISTRY, registry);
+      return {};
+    },
+  };
+  const lanesFeature = host.lanesFeature({ agentClient });
   const db =
     synchronous === 'FULL'
       ? openFull(openDatabase, path.join(dir, 'lanes.db'))
       : openDatabase(path.join(dir, 'lanes-unsynced.db'), { synchronous });
-  migrate(db, [{ feature: lanes.name, steps: lanes.migrations }]);
+  migrate(db, [{ feature: lanesFeature.name, steps: lanesFeature.migrations }]);
   const controller = new AbortController();
   const context = {
     config: meshConfigSchema.parse({
@@ -297,9 +312,18 @@ async function laneOverhead(
     secrets: { get: () => undefined },
     signal: controller.signal,
     warn: () => {},
+    events: new host.EventBus(logger),
+    tokens: { tokenFor: () => 't' },
+    notices: new host.OperatorNotices(logger),
   };
-  lanes.init(context);
-  await lanes.start(context);
+  const services = new Map();
+  const [, built] = host.buildFeatures([agents, lanesFeature], context, services);
+  const lanes = services.get(host.LANES.name);
+  const settled = new Set();
+  context.events.on(host.LANE_ITEM_CHANGED, ({ item, phase }) => {
+    if (phase === 'settled' && item.state === 'done') settled.add(item.id);
+  });
+  await built.start();
   const trials = [];
   for (let trial = 0; trial < 3; trial++) {
     const started = performance.now();
@@ -310,12 +334,11 @@ async function laneOverhead(
           .item,
       );
     const last = items.at(-1);
-    while (lanes.repository().get(last.id)?.state !== 'done')
-      await new Promise((resolve) => setImmediate(resolve));
+    while (!settled.has(last.id)) await new Promise((resolve) => setImmediate(resolve));
     trials.push((performance.now() - started) / LANE_ITEMS);
   }
   controller.abort();
-  await lanes.stop();
+  await built.stop();
   db.close();
   return median(trials);
 }

@@ -71,7 +71,7 @@ export async function main() {
 async function runOnce(kit, dir, dbFile) {
   const mesh = await openMesh(kit, dir, dbFile, () => 'complete');
   const started = performance.now();
-  const run = await mesh.feature.engine().startRun({ workflow: await mesh.feature.catalog().load('dag') });
+  const run = await mesh.workflows.engine.startRun({ workflow: await mesh.workflows.catalog.load('dag') });
   await mesh.ended(run.id);
   const ms = performance.now() - started;
   await mesh.close();
@@ -88,9 +88,9 @@ async function resumeOnce(kit, dir, dbFile) {
   const before = await openMesh(kit, dir, dbFile, (request) =>
     request.message.startsWith(holdFrom) ? 'hold' : 'complete',
   );
-  const run = await before.feature
-    .engine()
-    .startRun({ workflow: await before.feature.catalog().load('dag') });
+  const run = await before.workflows.engine.startRun({
+    workflow: await before.workflows.catalog.load('dag'),
+  });
   await before.settled(() => before.heldCount() === WIDTH);
   await before.close();
 
@@ -116,33 +116,39 @@ async function openMesh(kit, dir, dbFile, decide, options = {}) {
   migrate(db, [{ feature: feature.name, steps: feature.migrations }]);
   const controller = new AbortController();
   const agents = Object.fromEntries(Array.from({ length: WIDTH }, (_, i) => [`a${i}`, {}]));
+  const logger = createLogger({ level: 'silent' });
   const context = {
     config: meshConfigSchema.parse({ llm: { providers: { openai: {} } }, agents }),
     dataDir: dir,
     resolvePath: (relative) => path.resolve(dir, relative),
     db,
     clock: systemClock,
-    logger: createLogger({ level: 'silent' }),
+    logger,
     secrets: { get: () => undefined },
     signal: controller.signal,
     warn: (message) => console.warn(message),
+    events: new host.EventBus(logger),
+    tokens: new host.TokenRegistry(),
+    notices: new host.OperatorNotices(logger),
   };
-  feature.init(context);
-  const start = () => feature.start(context);
+  const services = new Map();
+  const [built] = host.buildFeatures([feature], context, services);
+  const workflows = services.get(host.WORKFLOWS.name);
+  const start = () => built.start();
   if (options.start !== false) await start();
   const settled = async (done) => {
     while (!done()) await new Promise((resolve) => setImmediate(resolve));
   };
   return {
-    feature,
+    workflows,
     lanes,
     start,
     settled,
     heldCount: () => lanes.held.size,
-    ended: (runId) => settled(() => feature.repository().run(runId)?.state !== 'running'),
+    ended: (runId) => settled(() => workflows.repository.run(runId)?.state !== 'running'),
     async close() {
       controller.abort();
-      await feature.stop();
+      await built.stop();
       db.close();
     },
   };
@@ -188,7 +194,7 @@ function instantLanes() {
       deliver = handler;
     },
     cancel: () => {},
-    repository: () => ({ byKey: (key) => byKey.get(key) }),
+    byKey: (key) => byKey.get(key),
   };
   const complete = (item) =>
     queueMicrotask(() => {

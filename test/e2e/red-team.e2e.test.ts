@@ -247,6 +247,11 @@ describe.runIf(haveDocker)('the red team: a hostile agent against the host', () 
     expect(results.forged_trace.not_found).toBe(404);
     const forged = await operator('GET', `/api/traces/${results.forged_trace.id}`);
     expect(forged.status).toBe(404);
+    // A flood of cheap requests: past limits.requests_per_agent_per_s (a burst of 400), refused.
+    expect(results.request_flood.status).toBe(429);
+    expect(results.request_flood.sent).toBeGreaterThan(100);
+    expect(results.request_flood.sent).toBeLessThan(2_000);
+    expect(results.request_flood.body).toContain('limits.requests_per_agent_per_s');
   });
 
   it('refuses the attacks made through the tools, and no form of the credential comes back', async () => {

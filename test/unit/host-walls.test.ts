@@ -115,6 +115,20 @@ describe('the walls inside the host', () => {
     expect(firstCircle(graphOf(edges, (file) => file))?.join(' -> ')).toBeUndefined();
   });
 
+  it('keeps mesh-features.ts a list: it imports feature factories only and constructs nothing', () => {
+    // Wiring between features goes through their declared needs, not through objects made here.
+    const text = readFileSync(path.join(hostSource, 'mesh-features.ts'), 'utf8');
+    const values = [...text.matchAll(/^import\s+\{([^}]*)\}\s+from\s+'\.\/[^']+'/gm)].flatMap((match) =>
+      (match[1] ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '' && !name.startsWith('type ')),
+    );
+    expect(values.length).toBeGreaterThan(0);
+    expect(values.filter((name) => !name.endsWith('Feature'))).toEqual([]);
+    expect(text.match(/\bnew\s+[A-Z]\w*/g) ?? []).toEqual([]);
+  });
+
   it('names the chain of a circle it finds', () => {
     const circle = graphOf(
       [

@@ -19,16 +19,20 @@ export {
   normaliseAddress,
 } from './egress/index.js';
 export {
+  buildFeatures,
+  EventBus,
   type FeatureContext,
   FeatureLifecycle,
   type HostFeature,
+  OperatorNotices,
   openHostContext,
 } from './features/index.js';
 export {
   type AgentRuntime,
   type AgentSpec,
   DockerRuntime,
-  type FleetFeature,
+  FLEET,
+  type Fleet,
   fleetFeature,
   ProcessRuntime,
   probeDockerEngine,
@@ -39,6 +43,8 @@ export {
 export {
   type AgentClient,
   createAgentClient,
+  LANE_ITEM_CHANGED,
+  LANES,
   type LaneItem,
   type LaneRequest,
   type Lanes,
@@ -55,10 +61,17 @@ export {
 export { createMeshHost } from './mesh-host.js';
 export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 export { messagesFeature } from './messages/index.js';
-export { createChannelMesh, OperatorNotices, operatorFeature } from './operator/index.js';
+export { createChannelMesh, operatorFeature } from './operator/index.js';
 export { MeshPermissions } from './permissions/index.js';
 export { PUBSUB, pubsubFeature } from './pubsub/index.js';
-export { type AgentRecord, AgentRegistry, openRegistryStore, toAgentInfo } from './registry/index.js';
+export {
+  AGENT_REGISTRY,
+  type AgentRecord,
+  AgentRegistry,
+  openRegistryStore,
+  registryFeature,
+  toAgentInfo,
+} from './registry/index.js';
 export { environmentSecrets, type SecretReference, type SecretSource } from './secrets/index.js';
 export {
   BODY_LIMIT_BYTES,

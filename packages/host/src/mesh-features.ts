@@ -1,77 +1,55 @@
 import type { MeshStatus } from '@openlegion/protocol';
-import type { Logger } from 'pino';
-import type { TokenRegistry } from './auth/index.js';
 import { blackboardFeature } from './blackboard/index.js';
 import { costsFeature } from './costs/index.js';
 import { credentialsFeature } from './credentials/index.js';
 import { cronFeature } from './cron/index.js';
 import { egressFeature } from './egress/index.js';
 import type { HostFeature } from './features/index.js';
-import type { FleetFeature } from './fleet/index.js';
 import { healthFeature } from './health/index.js';
 import { instructionsFeature } from './instructions/index.js';
-import { createAgentClient, type Lanes, lanesFeature } from './lanes/index.js';
+import { lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/index.js';
 import { messagesFeature } from './messages/index.js';
-import { OperatorNotices, operatorFeature } from './operator/index.js';
+import { operatorFeature } from './operator/index.js';
 import { pubsubFeature } from './pubsub/index.js';
+import { registryFeature } from './registry/index.js';
 import { tracesFeature } from './traces/index.js';
 import { workflowsFeature } from './workflows/index.js';
 
+/** What only the composition root knows: the fleet it wires to its listener, status and shutdown. */
 export interface MeshFeatureDeps {
-  fleet: FleetFeature;
-  tokens: TokenRegistry;
-  logger: Logger;
+  fleet: HostFeature;
   meshStatus: () => MeshStatus;
   onShutdown: () => void;
   baseUrlOverrides?: Record<string, string> | undefined;
   allowUnlockedNetwork?: boolean | undefined;
 }
 
-/** The host's features in start order, and the services the composition root hands on. */
-export interface MeshFeatures {
-  features: HostFeature[];
-  lanes: Lanes;
-  notices: OperatorNotices;
-}
-
 /**
- * Every capability of the host. The start order comes from what each feature needs (see
- * `featureOrder`), the list order breaking ties; the agents come near the end, so they stop early
- * and every route they call exists before they start. Features not yet built from declared needs
- * still take the ones they use as options.
+ * Every capability of the host. Features find each other through what they declare they need and
+ * provide; the start order comes from those needs (see `featureOrder`), the list order breaking
+ * ties; the agents come near the end, so they stop early and every route they call exists before
+ * they start.
  */
-export function meshFeatures(deps: MeshFeatureDeps): MeshFeatures {
-  const { fleet, tokens } = deps;
-  const agentAccess = { registry: fleet.registry, tokens, agentClient: createAgentClient() };
-  const lanes = lanesFeature(agentAccess);
-  const notices = new OperatorNotices(deps.logger);
-  const workflows = workflowsFeature({
-    lanes,
-    meshBlackboard: true,
-    meshEvents: true,
-    notify: notices.publish,
-  });
+export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
+  const { fleet } = deps;
   const features: HostFeature[] = [
+    registryFeature(),
     tracesFeature(),
     costsFeature(),
     llmFeature({ baseUrlOverrides: deps.baseUrlOverrides, meterCosts: true }),
     instructionsFeature(),
-    operatorFeature({
-      ...agentAccess,
-      meshStatus: deps.meshStatus,
-      onShutdown: deps.onShutdown,
-    }),
-    lanes,
+    operatorFeature({ meshStatus: deps.meshStatus, onShutdown: deps.onShutdown }),
+    lanesFeature(),
     blackboardFeature(),
-    pubsubFeature({ lanes }),
-    messagesFeature({ lanes }),
-    cronFeature({ lanes }),
-    workflows,
-    egressFeature({ tokens, allowUnlockedNetwork: deps.allowUnlockedNetwork }),
+    pubsubFeature(),
+    messagesFeature(),
+    cronFeature(),
+    workflowsFeature({ meshBlackboard: true, meshEvents: true, operatorNotices: true }),
+    egressFeature({ allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
     fleet,
-    healthFeature({ fleet }),
+    healthFeature(),
   ];
-  return { features, lanes, notices };
+  return features;
 }

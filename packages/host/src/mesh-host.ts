@@ -7,17 +7,19 @@ import {
   FeatureLifecycle,
   featureDatabase,
   type HostContext,
+  OperatorNotices,
   openHostContext,
   resolveSecret,
   type ServiceKey,
   type SharedContext,
 } from './features/index.js';
 import { createRuntime, fleetFeature, meshBridgeName } from './fleet/index.js';
+import { LANES } from './lanes/index.js';
 import { meshFeatures } from './mesh-features.js';
 import type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 import { createChannelMesh } from './operator/index.js';
-import { toAgentInfo } from './registry/index.js';
-import { buildHostApp, DeferredListener, type HostRoute } from './server/index.js';
+import { AGENT_REGISTRY, toAgentInfo } from './registry/index.js';
+import { buildHostApp, DeferredListener, type HostRoute, requestRateOf } from './server/index.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
 import { WORKFLOWS } from './workflows/index.js';
@@ -29,6 +31,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   const clock = options.clock ?? systemClock;
   const runtime = options.agentRuntime ?? createRuntime(options);
   const tokens = new TokenRegistry();
+  const notices = new OperatorNotices(logger);
   const listener = new DeferredListener();
   const stopping = new AbortController();
   const startedAt = new Date(clock.now()).toISOString();
@@ -60,7 +63,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       url,
       started_at: startedAt,
       runtime: runtime.kind,
-      agents: context ? fleet.registry().list().map(toAgentInfo) : [],
+      agents: service ? service(AGENT_REGISTRY).list().map(toAgentInfo) : [],
       ...(network ? { network } : {}),
       warnings: [...warnings],
     };
@@ -68,7 +71,6 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
 
   const fleet = fleetFeature({
     runtime,
-    tokens,
     onProgress: options.onProgress,
     beforeLaunch: async (prepared) => {
       await listener.listen(
@@ -86,13 +88,13 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
       // After the lockdown, so the agents' containers start ~70 ms sooner: loading fastify is CPU the
       // host has to spare while Docker starts them, and requests that come first wait for it.
       appServed = serveApp();
+      // Nothing answers the agents without the app: the start fails now, with the reason.
+      appServed.catch((error: unknown) => appFailed?.(error));
     },
     agentEnv: (agent) => hostService(EGRESS).agentEnv(agent),
   });
-  const { features, lanes, notices } = meshFeatures({
+  const features = meshFeatures({
     fleet,
-    tokens,
-    logger,
     meshStatus: status,
     onShutdown: () => requestShutdown(),
     baseUrlOverrides: options.baseUrlOverrides,
@@ -100,12 +102,16 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
   });
   const lifecycle = new FeatureLifecycle(logger);
 
+  /** Fails the start when the app could not be built (set while starting). */
+  let appFailed: ((error: unknown) => void) | undefined;
+
   /** fastify loads while the agents boot; requests that come first wait for it. */
   async function serveApp(): Promise<void> {
     if (!context) return;
     const app = await buildHostApp({
       logger,
       auth: { tokens, operatorToken },
+      requests: requestRateOf(context),
       features: built,
       routes,
     });
@@ -128,9 +134,14 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
         secrets,
         signal: stopping.signal,
         warnings,
+        tokens,
+        notices,
       }));
       operatorToken = await loadOrCreateOperatorToken(loaded.dataDir);
-      await lifecycle.startAll(built);
+      const appFailure = new Promise<never>((_, reject) => {
+        appFailed = reject;
+      });
+      await Promise.race([lifecycle.startAll(built), appFailure]);
       await appServed;
       return status();
     } catch (error) {
@@ -163,7 +174,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     status,
     shutdownRequested,
     channelMesh: createChannelMesh({
-      lanes,
+      lanes: () => hostService(LANES),
+      registry: () => hostService(AGENT_REGISTRY),
       workflows: () => hostService(WORKFLOWS),
       notices,
     }),

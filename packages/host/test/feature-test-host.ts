@@ -9,11 +9,12 @@ import {
   buildFeatures,
   EventBus,
   type HostFeature,
+  OperatorNotices,
   type ServiceKey,
   type SharedContext,
 } from '../src/features/index.js';
 import { environmentSecrets, type SecretSource } from '../src/secrets/index.js';
-import { buildHostApp } from '../src/server/index.js';
+import { buildHostApp, requestRateOf } from '../src/server/index.js';
 
 export const TEST_OPERATOR_TOKEN = 'operator-token-for-tests';
 
@@ -55,7 +56,7 @@ export async function startFeatureTestHost(
     secrets?: SecretSource;
     dataDir?: string;
     clock?: FakeClock;
-    /** The agent tokens route auth checks (share them with features that mint or read tokens). */
+    /** The agent tokens route auth checks and features read (default: a fresh registry). */
     tokens?: TokenRegistry;
     /** Run the features' start hooks (default true); routes are registered either way. */
     start?: boolean;
@@ -77,6 +78,7 @@ export async function startFeatureTestHost(
     ? createLogger({ level: 'debug', destination: options.logTo })
     : createLogger({ level: 'silent' });
   const dataDir = options.dataDir ?? '/nonexistent-data-dir';
+  const tokens = options.tokens ?? new TokenRegistry();
   const context: SharedContext = {
     config: meshConfigSchema.parse(config),
     dataDir,
@@ -88,8 +90,9 @@ export async function startFeatureTestHost(
     signal: controller.signal,
     warn: (message) => warnings.push(message),
     events: new EventBus(logger),
+    tokens,
+    notices: new OperatorNotices(logger),
   };
-  const tokens = options.tokens ?? new TokenRegistry();
   const services = new Map<string, unknown>();
   // The test host's own feature needs everything the features under test provide, so it can hand it out.
   const looker: HostFeature = {
@@ -104,6 +107,8 @@ export async function startFeatureTestHost(
   const app = await buildHostApp({
     logger,
     auth: { tokens, operatorToken: TEST_OPERATOR_TOKEN },
+    // As in the real host: each agent held to limits.requests_per_agent_per_s.
+    requests: requestRateOf(context),
     features: built,
   });
   await app.ready();

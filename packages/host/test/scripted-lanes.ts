@@ -134,7 +134,8 @@ export function scriptedLanes(
       cancelled.push(id);
       lanes.finish(id, { state: 'cancelled', now: time.now() });
     },
-    repository: () => current().repo,
+    byKey: (key) => current().repo.byKey(key),
+    byTrace: (traceId, agent) => current().repo.byTrace(traceId, agent),
     items: () => current().repo.recent(10_000).reverse(),
     running,
     finish,

@@ -168,7 +168,7 @@ export const ERROR_CODES = {
     retryable: true,
     status: 429,
     summary:
-      'the agent writes to the blackboard and pub/sub faster than limits.write_bytes_per_agent_per_s; the message says when to retry',
+      'the agent sends the host more requests than limits.requests_per_agent_per_s, or writes to the blackboard and pub/sub faster than limits.write_bytes_per_agent_per_s; the message says which and when to retry',
   },
   MESH_QUOTA_EXCEEDED: {
     retryable: false,

@@ -8,6 +8,7 @@ describe('mesh.yaml limits', () => {
     expect(meshConfigSchema.parse(minimal).limits).toEqual({
       streams_per_agent: 4,
       write_bytes_per_agent_per_s: 1024 * 1024,
+      requests_per_agent_per_s: 100,
       llm_calls_per_agent: 16,
       stream_backlog_bytes: 256 * 1024,
       pubsub_payload_bytes: 64 * 1024,

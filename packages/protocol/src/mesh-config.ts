@@ -188,6 +188,14 @@ const limitsSchema = z
      */
     write_bytes_per_agent_per_s: z.number().int().min(1_024).max(1_073_741_824).default(1_048_576),
     /**
+     * Requests per second one agent may make of the host (its routes and the egress proxy together),
+     * sustained, with bursts of four seconds' worth. An agent's loop makes a handful a second; a
+     * browser loading a page through the proxy makes a few hundred at once, which the burst holds.
+     * Each request costs the host's one event loop before any route's own limit applies, so one
+     * agent sending flat out would slow the others and the operator. Past it: 429, retryable.
+     */
+    requests_per_agent_per_s: z.number().int().min(1).max(1_000_000).default(100),
+    /**
      * Concurrent LLM calls per agent (chat, streamed or not, and embeddings). Its loop makes one at
      * a time, tools running side by side (memory search) a few more; 16 leaves room, and each call
      * holds an upstream connection and socket buffers. Past it: 429, which OpenAI clients retry.

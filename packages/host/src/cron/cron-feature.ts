@@ -1,7 +1,7 @@
 import { OpenLegionError } from '@openlegion/protocol';
 import { firstRun, parseSchedule } from '../config/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
-import type { Lanes } from '../lanes/index.js';
+import { LANES, type Lanes } from '../lanes/index.js';
 import { CRON_MIGRATIONS, type CronJob, CronRepository } from './cron-repository.js';
 import { registerCronRoutes } from './cron-routes.js';
 import { CronScheduler } from './cron-scheduler.js';
@@ -14,9 +14,9 @@ export const configJobId = (agent: string, index: number) => `${agent}#${index}`
  * an item in the agent's lane (a `heartbeat` item for heartbeat jobs); its result is recorded on
  * the job, and a silent heartbeat is delivered nowhere.
  */
-export function cronFeature(options: { lanes: Lanes }): HostFeature {
-  const fire = async (job: CronJob, scheduledAt: number) => {
-    await options.lanes.enqueue({
+export function cronFeature(options: { lanes?: Lanes } = {}): HostFeature {
+  const fire = (lanes: Lanes) => async (job: CronJob, scheduledAt: number) => {
+    await lanes.enqueue({
       agent: job.agent,
       kind: job.heartbeat ? 'heartbeat' : 'chat',
       message: job.message ?? (job.heartbeat ? 'heartbeat' : `scheduled run of ${job.id}`),
@@ -30,14 +30,16 @@ export function cronFeature(options: { lanes: Lanes }): HostFeature {
   return {
     name: 'cron',
     migrations: CRON_MIGRATIONS,
+    needs: options.lanes ? [] : [LANES],
     build(context) {
+      const lanes = options.lanes ?? context.need(LANES);
       const repo = new CronRepository(context.db);
       syncConfigJobs(repo, context);
       const scheduler = new CronScheduler({
         repo,
         clock: context.clock,
         logger: context.logger.child({ component: 'cron' }),
-        fire,
+        fire: fire(lanes),
       });
       return {
         routes: (app) =>
@@ -47,7 +49,7 @@ export function cronFeature(options: { lanes: Lanes }): HostFeature {
             now: () => context.clock.now(),
           }),
         start() {
-          options.lanes.deliverTo('cron', async (item) => {
+          lanes.deliverTo('cron', async (item) => {
             if (item.sourceRef) repo.recordResult(item.sourceRef, outcomeOf(item));
           });
           scheduler.start();

@@ -30,15 +30,11 @@ describe('egress feature', () => {
     host = undefined;
   });
 
-  const start = async (
-    options: Omit<EgressFeatureOptions, 'tokens'> = {},
-    config: MeshConfigInput = CONFIG,
-  ) => {
+  const start = async (options: EgressFeatureOptions = {}, config: MeshConfigInput = CONFIG) => {
     const tokens = new TokenRegistry();
     const egressPort = await findFreePort('127.0.0.1');
     // No packet leaves this test: nothing is allowed to be dialled.
     const feature = egressFeature({
-      tokens,
       dial: (address, port) => {
         throw new Error(`dialer called for ${address}:${port}`);
       },

@@ -1,7 +1,7 @@
 import { OpenLegionError } from '@openlegion/protocol';
-import type { TokenRegistry } from '../auth/index.js';
 import { type FeatureContext, type HostFeature, serviceKey } from '../features/index.js';
 import type { PreparedMesh } from '../fleet/index.js';
+import { requestRateOf } from '../server/index.js';
 import { EGRESS_DECIDED } from './egress-events.js';
 import type { EgressDecision } from './egress-policy.js';
 import { type Dialer, EgressProxy } from './egress-proxy.js';
@@ -28,7 +28,6 @@ export interface Egress {
 }
 
 export interface EgressFeatureOptions {
-  tokens: TokenRegistry;
   /** `openlegion start --allow-unlocked-network`: start even if the lockdown cannot be installed. */
   allowUnlockedNetwork?: boolean | undefined;
   /** Runs the firewall commands (injected in tests). */
@@ -61,12 +60,15 @@ function openEgress(
   let proxyUrl: URL | undefined;
   let unlock: (() => Promise<void>) | undefined;
   let lock: NetworkLock | undefined;
+  const requests = requestRateOf(given);
   const proxy = new EgressProxy({
-    identify: (token) => options.tokens.identifyProxy(token),
+    identify: (token) => given.tokens.identifyProxy(token),
     allowlist: (agent) => config.agents[agent]?.permissions.egress ?? [],
     ports: (agent) => config.agents[agent]?.permissions.egress_ports ?? [],
     logger: given.logger.child({ component: 'egress' }),
     onDecision: (decision) => given.events.emit(EGRESS_DECIDED, decision),
+    rateLimited: (agent) => requests.refusal(agent)?.message,
+    now: () => given.clock.now(),
     ...(options.dial ? { dial: options.dial } : {}),
   });
   const service: Egress = {
@@ -111,7 +113,7 @@ function openEgress(
     },
     decide: (agent, host, port) => proxy.decide(agent, host, port),
     agentEnv(agent): Record<string, string> {
-      const token = options.tokens.proxyTokenFor(agent);
+      const token = given.tokens.proxyTokenFor(agent);
       if (!proxyUrl || token === undefined) return {};
       const url = new URL(proxyUrl);
       url.username = agent;

@@ -11,6 +11,7 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { EGRESS_REASON_HEADER, EGRESS_REFUSED_HEADER, TRACE_HEADER } from '@openlegion/protocol';
 import type { Logger } from 'pino';
+import { LogBudget } from '../server/index.js';
 import { type EgressDecision, EgressPolicy, type Resolver } from './egress-policy.js';
 import { badPortProblem, type EgressTarget, parseConnectAuthority, parsePort } from './egress-target.js';
 import { answerRequest, answerSocket, failRequest } from './proxy-answers.js';
@@ -29,6 +30,10 @@ export interface EgressProxyDeps {
   resolve?: Resolver;
   dial?: Dialer;
   onDecision?: (decision: EgressDecision) => void;
+  /** For the log budget; default Date.now. */
+  now?: () => number;
+  /** Counts one request of the agent: undefined when it may go on, else why not (answered 429). */
+  rateLimited?: (agent: string) => string | undefined;
 }
 
 const systemResolver: Resolver = async (host) =>
@@ -47,6 +52,9 @@ const HOP_HEADERS = new Set([
   'upgrade',
 ]);
 
+/** A browser loading a page makes dozens of decisions at once; the burst (ten seconds' worth) holds those. */
+const EGRESS_LOG_LINES_PER_S = 10;
+
 const PROXY_AUTHENTICATE = { 'proxy-authenticate': 'Basic realm="openlegion egress"' };
 
 /**
@@ -64,6 +72,8 @@ export class EgressProxy {
   readonly #dial: Dialer;
   readonly #servers: Server[] = [];
   readonly #sockets = new Set<Duplex>();
+  /** Decisions are logged at most {@link EGRESS_LOG_LINES_PER_S} a second per agent. */
+  readonly #logBudget: LogBudget;
 
   constructor(deps: EgressProxyDeps) {
     this.#deps = deps;
@@ -73,6 +83,7 @@ export class EgressProxy {
       resolve: deps.resolve ?? systemResolver,
     });
     this.#dial = deps.dial ?? systemDialer;
+    this.#logBudget = new LogBudget(EGRESS_LOG_LINES_PER_S, deps.now ?? Date.now);
   }
 
   /** Listen on each address at `port` (0: any free port, the same for all after the first). */
@@ -146,7 +157,12 @@ export class EgressProxy {
   #record(decision: EgressDecision, method: string, req: IncomingMessage): void {
     const traceId = req.headers[TRACE_HEADER];
     if (typeof traceId === 'string' && /^[\w.:@-]{1,100}$/.test(traceId)) decision.traceId = traceId;
-    this.#deps.logger.info({ ...decision, method }, decision.allowed ? 'egress allowed' : 'egress refused');
+    const line = this.#logBudget.admit(decision.agent);
+    if (line.write)
+      this.#deps.logger.info(
+        { ...decision, method, ...(line.skipped > 0 ? { not_logged_before: line.skipped } : {}) },
+        decision.allowed ? 'egress allowed' : 'egress refused',
+      );
     this.#deps.onDecision?.(decision);
   }
 
@@ -175,6 +191,11 @@ export class EgressProxy {
     const agent = this.#authenticate(req);
     if (!agent) {
       answerRequest(res, 407, 'proxy authentication required', PROXY_AUTHENTICATE);
+      return;
+    }
+    const limited = this.#deps.rateLimited?.(agent);
+    if (limited) {
+      res.writeHead(429, { connection: 'close' }).end(`egress: ${limited}\n`);
       return;
     }
     let url: URL;
@@ -234,6 +255,11 @@ export class EgressProxy {
     const agent = this.#authenticate(req);
     if (!agent) {
       answerSocket(client, 407, 'proxy authentication required', PROXY_AUTHENTICATE);
+      return;
+    }
+    const limited = this.#deps.rateLimited?.(agent);
+    if (limited) {
+      answerSocket(client, 429, `egress: ${limited}`);
       return;
     }
     const refuse = (status: number, text: string) =>

@@ -5,11 +5,13 @@ import type { Clock } from '@openlegion/infra/clock';
 import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
+import type { TokenRegistry } from '../auth/index.js';
 import type { LoadedMeshConfig } from '../config/index.js';
 import { requireSecret, type SecretSource } from '../secrets/index.js';
 import { buildFeatures, type SharedContext } from './build-features.js';
 import { EventBus } from './event-bus.js';
 import type { BuiltFeature, HostFeature } from './host-feature.js';
+import type { OperatorNotices } from './operator-notices.js';
 import type { ServiceKey } from './service-key.js';
 
 export interface HostContextOptions {
@@ -21,6 +23,10 @@ export interface HostContextOptions {
   signal: AbortSignal;
   /** Collects the operator warnings features report. */
   warnings: string[];
+  /** The agents' tokens (the root's route auth reads the same). */
+  tokens: TokenRegistry;
+  /** The operator's notices (the root's channels listen to the same). */
+  notices: OperatorNotices;
 }
 
 /** The open host: the shared context and every feature, built, in start order. */
@@ -65,6 +71,8 @@ export function openHostContext(options: HostContextOptions): HostContext {
       options.warnings.push(message);
     },
     events: new EventBus(options.logger),
+    tokens: options.tokens,
+    notices: options.notices,
   };
   const services = new Map<string, unknown>();
   try {

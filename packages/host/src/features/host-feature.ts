@@ -3,8 +3,10 @@ import type { Database } from '@openlegion/infra/sqlite';
 import type { MeshConfig } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { TokenRegistry } from '../auth/index.js';
 import type { SecretSource } from '../secrets/index.js';
 import type { EventBus } from './event-bus.js';
+import type { OperatorNotices } from './operator-notices.js';
 import type { ServiceKey } from './service-key.js';
 
 /** What every feature is given: the frozen config, the host's database and shared services. */
@@ -26,6 +28,10 @@ export interface FeatureContext {
   warn(message: string): void;
   /** The host's one bus for facts features announce and others react to. */
   readonly events: EventBus;
+  /** The agents' mesh and proxy tokens: the fleet mints them, route auth and features reaching agents read them. */
+  readonly tokens: TokenRegistry;
+  /** Notices for the operator's channels (approvals that wait, `on_complete.notify`). */
+  readonly notices: OperatorNotices;
   /**
    * A service another feature provides. Only keys the feature declares in `needs`: the kernel built
    * their providers first, so the service is real and this never waits or fails at run time.

@@ -11,4 +11,5 @@ export {
   resolveSecret,
 } from './host-context.js';
 export type { BuiltFeature, FeatureContext, FeatureParts, HostFeature } from './host-feature.js';
+export { OperatorNotices } from './operator-notices.js';
 export { type EventKey, eventKey, type ServiceKey, serviceKey } from './service-key.js';

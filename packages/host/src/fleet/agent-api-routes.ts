@@ -7,7 +7,7 @@ import type { AgentRegistry } from '../registry/index.js';
 /** The agent-facing mesh API; the agent is identified by its token alone. */
 export function registerAgentApiRoutes(
   app: FastifyInstance,
-  deps: { registry: () => AgentRegistry; selfFor: (agent: string) => AgentSelf },
+  deps: { registry: AgentRegistry; selfFor: (agent: string) => AgentSelf },
 ): void {
   const auth = { auth: 'agent' } as const;
 
@@ -16,7 +16,7 @@ export function registerAgentApiRoutes(
   app.post('/mesh/ready', { config: auth }, async (request) => {
     const agent = requireAgent(request);
     const report = parseRequest(agentReadyRequestSchema, request.body ?? {});
-    const record = deps.registry().markReady(agent, report.url === undefined ? {} : { url: report.url });
+    const record = deps.registry.markReady(agent, report.url === undefined ? {} : { url: report.url });
     return { ok: true, agent: record.name, state: record.state };
   });
 }

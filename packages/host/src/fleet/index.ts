@@ -12,7 +12,7 @@ export { type DockerEngineProbe, probeDockerEngine } from './docker-engine-probe
 export { isEngineUnreachable, runtimeUnavailableError } from './docker-errors.js';
 export { AGENT_LABEL, MESH_LABEL, meshBridgeName, meshNetworkName } from './docker-mesh-network.js';
 export { agentVolumeName, DockerRuntime, type DockerRuntimeOptions } from './docker-runtime.js';
-export { type FleetFeature, type FleetFeatureOptions, fleetFeature } from './fleet-feature.js';
+export { FLEET, type Fleet, type FleetFeatureOptions, fleetFeature } from './fleet-feature.js';
 export { ProcessRuntime, type ProcessRuntimeOptions } from './process-runtime.js';
 export { parseByteSize, toDockerLimits } from './resource-limits.js';
 export { createRuntime, type RuntimeChoice, removeCrashLeftovers } from './runtime-factory.js';

@@ -2,8 +2,8 @@ import { parseRequest } from '@openlegion/infra/http';
 import { agentStatusSchema } from '@openlegion/protocol';
 import { z } from 'zod';
 import type { HostFeature } from '../features/index.js';
-import type { FleetFeature } from '../fleet/index.js';
-import { toAgentInfo } from '../registry/index.js';
+import { FLEET } from '../fleet/index.js';
+import { AGENT_REGISTRY, toAgentInfo } from '../registry/index.js';
 import { HealthMonitor } from './health-monitor.js';
 
 const PROBE_TIMEOUT_MS = 1_500;
@@ -15,14 +15,17 @@ const agentParams = z.object({ agent: z.string().min(1) });
  * Watches the fleet's agents (see HealthMonitor) and gives the operator `POST
  * /api/agents/:agent/restart`, which also recovers an agent marked failed.
  */
-export function healthFeature(options: { fleet: FleetFeature }): HostFeature {
+export function healthFeature(): HostFeature {
   return {
     name: 'health',
+    needs: [AGENT_REGISTRY, FLEET],
     build(context) {
       const { health, lanes } = context.config;
+      const registry = context.need(AGENT_REGISTRY);
+      const fleet = context.need(FLEET);
       const monitor = new HealthMonitor({
-        registry: options.fleet.registry,
-        restart: (agent) => options.fleet.restart(agent),
+        registry,
+        restart: (agent) => fleet.restart(agent),
         probe: async (url) => {
           const response = await fetch(`${url}/status`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
           if (!response.ok) throw new Error(`/status answered ${response.status}`);
@@ -44,12 +47,12 @@ export function healthFeature(options: { fleet: FleetFeature }): HostFeature {
           app.post('/api/agents/:agent/restart', { config: { auth: 'operator' } }, async (request) => {
             const { agent } = parseRequest(agentParams, request.params, 'params');
             await monitor.restartNow(agent);
-            const record = options.fleet.registry().get(agent);
+            const record = registry.get(agent);
             return { agent: record ? toAgentInfo(record) : null };
           });
         },
         start() {
-          options.fleet.onAgentExit((agent) => void monitor.agentExited(agent));
+          fleet.onAgentExit((agent) => void monitor.agentExited(agent));
           monitor.start();
         },
         stop: () => monitor.stop(),

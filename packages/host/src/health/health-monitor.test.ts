@@ -20,7 +20,7 @@ function monitored(options: { maxRestartsPerHour?: number } = {}) {
   const restarts: number[] = [];
   let restartFails = false;
   const monitor = new HealthMonitor({
-    registry: () => registry,
+    registry,
     restart: async () => {
       restarts.push(clock.now());
       if (restartFails) throw new Error('agent never became ready');

@@ -15,7 +15,7 @@ export interface HealthPolicy {
 }
 
 export interface HealthMonitorDeps {
-  registry: () => AgentRegistry;
+  registry: AgentRegistry;
   restart: (agent: string) => Promise<void>;
   /** `GET {url}/status` within the probe timeout. */
   probe: (url: string) => Promise<AgentStatus>;
@@ -72,7 +72,7 @@ export class HealthMonitor {
 
   /** The agent's process or container exited on its own: restart it now, not after failed probes. */
   async agentExited(agent: string): Promise<void> {
-    const record = this.#deps.registry().get(agent);
+    const record = this.#deps.registry.get(agent);
     if (this.#stopped || (record?.state !== 'ready' && record?.state !== 'starting')) return;
     const now = this.#deps.clock.now();
     const watch = this.#watch(agent, now);
@@ -86,7 +86,7 @@ export class HealthMonitor {
 
   /** One round of probes (the timer calls it; tests may too). */
   async probeAll(): Promise<void> {
-    const records = this.#deps.registry().list();
+    const records = this.#deps.registry.list();
     const now = this.#deps.clock.now();
     await Promise.all(
       records.map(async (record) => {
@@ -142,7 +142,7 @@ export class HealthMonitor {
     if (watch.restartsAt.length >= policy.maxRestartsPerHour) {
       const message = `${reason}; restarted ${watch.restartsAt.length} times in the last hour, so it is left stopped: run openlegion restart ${agent}`;
       logger.error({ agent }, message);
-      this.#deps.registry().markFailed(agent, new Error(message));
+      this.#deps.registry.markFailed(agent, new Error(message));
       this.#watches.delete(agent);
       return;
     }

@@ -6,8 +6,8 @@ import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
-import { createAgentClient } from '../lanes/index.js';
 import { operatorFeature } from '../operator/index.js';
+import { AGENT_REGISTRY, registryFeature } from '../registry/index.js';
 import { instructionsFeature } from './index.js';
 
 /** A stand-in agent: answers every request with what it was asked, so a test sees what was forwarded. */
@@ -38,15 +38,13 @@ describe('instructions (AGENTS.md and SOUL.md held by the host)', () => {
   beforeAll(async () => {
     standIn = await startStandInAgent();
     const tokens = new TokenRegistry();
-    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
+    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), beforeLaunch: async () => {} });
     const instructions = instructionsFeature();
     host = await startFeatureTestHost(
       [
+        registryFeature(),
         instructions,
         operatorFeature({
-          registry: fleet.registry,
-          tokens,
-          agentClient: createAgentClient(),
           meshStatus: () => {
             throw new Error('not used');
           },
@@ -59,7 +57,7 @@ describe('instructions (AGENTS.md and SOUL.md held by the host)', () => {
     );
     tokens.mint('a');
     tokens.mint('b');
-    const registry = fleet.registry();
+    const registry = host.service(AGENT_REGISTRY);
     registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
     registry.markReady('a');
   });

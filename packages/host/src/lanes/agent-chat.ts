@@ -6,8 +6,8 @@ import type { AgentClient } from './agent-client.js';
 
 /** What it takes to reach an agent's chat: who is ready where, and the token it expects. */
 export interface AgentChatDeps {
-  /** The fleet's registry (created when the host's database is open). */
-  registry: () => AgentRegistry;
+  /** The host's agent registry (who is ready, where). */
+  registry: AgentRegistry;
   tokens: TokenRegistry;
   agentClient: AgentClient;
 }
@@ -41,13 +41,13 @@ export async function openAgentChat(
   return upstream;
 }
 
-export function reachableAgent(deps: AgentChatDeps, agent: string): { url: string; token: string } {
-  const record = deps.registry().get(agent);
+export function reachableAgent(
+  deps: Pick<AgentChatDeps, 'registry' | 'tokens'>,
+  agent: string,
+): { url: string; token: string } {
+  const record = deps.registry.get(agent);
   if (!record) {
-    const agents = deps
-      .registry()
-      .list()
-      .map((known) => known.name);
+    const agents = deps.registry.list().map((known) => known.name);
     throw new OpenLegionError(
       'AGENT_UNKNOWN',
       `no agent "${agent}" (agents: ${agents.join(', ') || 'none'})`,

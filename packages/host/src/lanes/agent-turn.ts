@@ -57,10 +57,8 @@ export async function runAgentTurn(
   return reply;
 }
 
-export interface AgentTurnDeps extends AgentChatDeps {
-  /** Unread pub/sub events waiting for an agent: part of a heartbeat's free probe. */
-  pendingEvents?: (agent: string) => number;
-}
+/** What a turn takes to reach its agent (what waits for it comes as the turn's `pending`). */
+export type AgentTurnDeps = AgentChatDeps;
 
 /** What a heartbeat's free probe is told: lane items and events waiting for the agent. */
 interface Pending {

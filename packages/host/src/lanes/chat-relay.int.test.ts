@@ -13,9 +13,10 @@ import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-t
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
 import { instructionsFeature } from '../instructions/index.js';
-import { createChannelMesh, OperatorNotices, operatorFeature } from '../operator/index.js';
+import { createChannelMesh, operatorFeature } from '../operator/index.js';
+import { AGENT_REGISTRY, registryFeature } from '../registry/index.js';
 import { WORKFLOWS, workflowsFeature } from '../workflows/index.js';
-import { createAgentClient, lanesFeature } from './index.js';
+import { LANES, lanesFeature } from './index.js';
 
 interface ReceivedChat {
   method: string;
@@ -84,18 +85,14 @@ describe('chat relay through the host', () => {
     standIn = await startStandInAgent();
     const tokens = new TokenRegistry();
     agentToken = tokens.mint('a');
-    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
-    const lanes = lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() });
-    const workflows = workflowsFeature({ lanes });
+    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), beforeLaunch: async () => {} });
     host = await startFeatureTestHost(
       [
-        lanes,
-        workflows,
+        registryFeature(),
+        lanesFeature(),
+        workflowsFeature(),
         instructionsFeature(),
         operatorFeature({
-          registry: fleet.registry,
-          tokens,
-          agentClient: createAgentClient(),
           meshStatus: () => {
             throw new Error('not used');
           },
@@ -106,11 +103,12 @@ describe('chat relay through the host', () => {
       { tokens, start: false },
     );
     channelMesh = createChannelMesh({
-      lanes,
+      lanes: () => host.service(LANES),
+      registry: () => host.service(AGENT_REGISTRY),
       workflows: () => host.service(WORKFLOWS),
-      notices: new OperatorNotices(host.context.logger),
+      notices: host.context.notices,
     });
-    const registry = fleet.registry();
+    const registry = host.service(AGENT_REGISTRY);
     registry.register({ name: 'a', runtime: 'process', model: 'openai/gpt-4.1-mini', url: standIn.url });
     registry.markReady('a');
     await host.app.listen({ host: '127.0.0.1', port: 0 });

@@ -12,5 +12,5 @@ export {
 } from './lane-item.js';
 export type { Enqueued } from './lane-queue.js';
 export { LaneRepository } from './lane-repository.js';
-export type { Lanes } from './lanes.js';
+export { LANES, type Lanes } from './lanes.js';
 export { type LanesFeatureOptions, lanesFeature } from './lanes-feature.js';

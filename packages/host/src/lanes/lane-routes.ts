@@ -4,6 +4,7 @@ import { type ChatEvent, chatRequestSchema, OpenLegionError, TRACE_HEADER } from
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { LANE_MODES } from './lane-item.js';
+import type { LaneRepository } from './lane-repository.js';
 import type { Lanes } from './lanes.js';
 
 /** The trace header older CLIs sent to the operator chat route (see the chat route). */
@@ -20,7 +21,7 @@ const recentQuery = z.object({
  * The operator's side of the lanes: chats go through the agent's lane (and stream back), the queue
  * can be listed, an item cancelled, a running turn interrupted.
  */
-export function registerLaneRoutes(app: FastifyInstance, lanes: Lanes): void {
+export function registerLaneRoutes(app: FastifyInstance, lanes: Lanes, repo: LaneRepository): void {
   const auth = { auth: 'operator' } as const;
 
   app.post('/api/agents/:agent/chat', { config: auth }, async (request, reply) => {
@@ -61,19 +62,19 @@ export function registerLaneRoutes(app: FastifyInstance, lanes: Lanes): void {
 
   app.get('/api/lanes', { config: auth }, async (request) => {
     const { agent, limit } = parseRequest(recentQuery, request.query, 'query');
-    const items = lanes.repository().recent(limit, agent);
+    const items = repo.recent(limit, agent);
     return { items };
   });
 
   app.post('/api/lanes/:id/cancel', { config: auth }, async (request) => {
     const { id } = parseRequest(itemParams, request.params, 'params');
     // An unknown id is the caller's mistake (a 404 naming it), not a fault of the host (a 500).
-    if (!lanes.repository().get(id))
+    if (!repo.get(id))
       throw new OpenLegionError('MESH_LANE_ITEM_UNKNOWN', `no lane item ${id}; GET /api/lanes lists them`, {
         details: { id },
       });
     lanes.cancel(id);
-    return { item: lanes.repository().require(id) };
+    return { item: repo.require(id) };
   });
 }
 

@@ -1,9 +1,7 @@
 import type { ChatEvent } from '@openlegion/protocol';
-import type { AgentRegistry } from '../registry/index.js';
-import type { LaneDispatcher } from './lane-dispatcher.js';
+import { serviceKey } from '../features/index.js';
 import type { LaneItem, LaneRequest, LaneSource } from './lane-item.js';
 import type { Enqueued } from './lane-queue.js';
-import type { LaneRepository } from './lane-repository.js';
 
 /** What other features (operator, channels, cron, messaging, workflows) use of the lanes. */
 export interface Lanes {
@@ -18,7 +16,11 @@ export interface Lanes {
   deliverTo(source: LaneSource, handler: (item: LaneItem) => Promise<void>): void;
   /** Where an agent's turn learns how many events wait for it (pub/sub registers itself); one source. */
   countPendingEventsWith(count: (agent: string) => number): void;
-  registry(): AgentRegistry;
-  repository(): LaneRepository;
-  dispatcher(): LaneDispatcher;
+  /** The item of an idempotency key (a workflow step's try, to pick its run up after a restart). */
+  byKey(key: string): LaneItem | undefined;
+  /** The item an agent's call was made under, by its trace id (a workflow step's cost). */
+  byTrace(traceId: string, agent: string): LaneItem | undefined;
 }
+
+/** The agents' lanes: the one way work reaches an agent. */
+export const LANES = serviceKey<Lanes>('lanes');

@@ -3,7 +3,7 @@ import { agentMessageSchema, chatEventError, OpenLegionError, TRACE_HEADER } fro
 import type { FastifyInstance } from 'fastify';
 import { requireAgent } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
-import type { LaneItem, Lanes } from '../lanes/index.js';
+import { LANES, type LaneItem, type Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
 
 /** How long `ask` waits for the answer when the caller does not say. */
@@ -18,16 +18,20 @@ export const peerMessage = (from: string, message: string) => `Message from agen
  * work goes on and its result is kept in the lane). Agents never call each other directly, and
  * each message is permission-checked (`permissions.message`) and carries the caller's trace id.
  */
-export function messagesFeature(options: { lanes: Lanes }): HostFeature {
+export function messagesFeature(options: { lanes?: Lanes } = {}): HostFeature {
   return {
     name: 'messages',
-    build: (context) => ({
-      routes: (app) => registerMessageRoutes(app, context, options.lanes),
-      start() {
-        // A `send` has nowhere to go back to: its result stays in the lane (GET /api/lanes).
-        options.lanes.deliverTo('agent', async () => {});
-      },
-    }),
+    needs: options.lanes ? [] : [LANES],
+    build(context) {
+      const lanes = options.lanes ?? context.need(LANES);
+      return {
+        routes: (app) => registerMessageRoutes(app, context, lanes),
+        start() {
+          // A `send` has nowhere to go back to: its result stays in the lane (GET /api/lanes).
+          lanes.deliverTo('agent', async () => {});
+        },
+      };
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-t
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
 import { createAgentClient, lanesFeature } from '../lanes/index.js';
+import { AGENT_REGISTRY, registryFeature } from '../registry/index.js';
 import { messagesFeature } from './messages-feature.js';
 
 /** Stand-in agents behind a fake fetch: each answers `<agent> heard: <message>`; "stall" never ends. */
@@ -45,25 +46,25 @@ describe('agent messaging', () => {
 
   beforeAll(async () => {
     const tokens = new TokenRegistry();
-    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
-    const lanes = lanesFeature({
-      registry: fleet.registry,
-      tokens,
-      agentClient: createAgentClient({ fetch: fakeFetch }),
-    });
+    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), beforeLaunch: async () => {} });
+    const lanes = lanesFeature({ agentClient: createAgentClient({ fetch: fakeFetch }) });
     host = await startFeatureTestHost(
-      [lanes, messagesFeature({ lanes }), fleet],
+      [registryFeature(), lanes, messagesFeature(), fleet],
       {
         llm: { providers: { openai: {} } },
         agents: { researcher: { permissions: { message: ['writer'] } }, writer: {} },
       },
       { tokens, start: false },
     );
+    const registry = host.service(AGENT_REGISTRY);
     for (const name of ['researcher', 'writer']) {
-      fleet
-        .registry()
-        .register({ name, runtime: 'process', model: 'openai/gpt-4.1-mini', url: `http://${name}.test` });
-      fleet.registry().markReady(name);
+      registry.register({
+        name,
+        runtime: 'process',
+        model: 'openai/gpt-4.1-mini',
+        url: `http://${name}.test`,
+      });
+      registry.markReady(name);
       tokens.mint(name);
     }
   });

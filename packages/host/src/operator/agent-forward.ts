@@ -27,7 +27,7 @@ const FORWARD_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
  */
 export function registerAgentForwarding(
   app: FastifyInstance,
-  deps: AgentChatDeps & { instructions: AgentInstructionAccess },
+  deps: Pick<AgentChatDeps, 'registry' | 'tokens'> & { instructions: AgentInstructionAccess },
 ): void {
   app.register(async (scope) => {
     // Bodies pass through as they came (JSON, JSON lines, file text).

@@ -1,4 +1,3 @@
 export { type ChannelMeshDeps, createChannelMesh } from './channel-mesh.js';
 export { operatorFeature } from './operator-feature.js';
-export { OperatorNotices } from './operator-notices.js';
 export type { OperatorRouteDeps } from './operator-routes.js';

@@ -1,6 +1,6 @@
 import type { HostFeature } from '../features/index.js';
 import { INSTRUCTIONS } from '../instructions/index.js';
-import type { AgentChatDeps } from '../lanes/index.js';
+import { AGENT_REGISTRY } from '../registry/index.js';
 import { registerAgentForwarding } from './agent-forward.js';
 import { type OperatorRouteDeps, registerOperatorRoutes } from './operator-routes.js';
 
@@ -9,16 +9,17 @@ import { type OperatorRouteDeps, registerOperatorRoutes } from './operator-route
  * through the host (`/api/agents/:agent/memory/*`, `/workspace/*`; AGENTS.md and SOUL.md from the
  * host's own copy) as a host feature.
  */
-export function operatorFeature(options: OperatorRouteDeps & AgentChatDeps): HostFeature {
+export function operatorFeature(options: OperatorRouteDeps): HostFeature {
   return {
     name: 'operator',
-    needs: [INSTRUCTIONS],
+    needs: [INSTRUCTIONS, AGENT_REGISTRY],
     build(context) {
       const instructions = context.need(INSTRUCTIONS);
+      const registry = context.need(AGENT_REGISTRY);
       return {
         routes(app) {
           registerOperatorRoutes(app, options);
-          registerAgentForwarding(app, { ...options, instructions });
+          registerAgentForwarding(app, { registry, tokens: context.tokens, instructions });
         },
       };
     },

@@ -1,6 +1,6 @@
 import type { Timer } from '@openlegion/infra/clock';
 import { type HostFeature, serviceKey } from '../features/index.js';
-import type { Lanes } from '../lanes/index.js';
+import { LANES, type Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
 import { streamSlotsOf, writeRateOf } from '../server/index.js';
 import { Pubsub } from './pubsub.js';
@@ -21,19 +21,21 @@ export const PUBSUB = serviceKey<Pubsub>('pubsub');
  * It wakes subscribers through the lanes it is given, and tells the lanes how many events wait for
  * an agent (its turn hears of them).
  */
-export function pubsubFeature(options: {
-  lanes: Pick<Lanes, 'enqueue' | 'countPendingEventsWith'>;
-}): HostFeature {
+export function pubsubFeature(
+  options: { lanes?: Pick<Lanes, 'enqueue' | 'countPendingEventsWith'> } = {},
+): HostFeature {
   return {
     name: 'pubsub',
     migrations: PUBSUB_MIGRATIONS,
+    needs: options.lanes ? [] : [LANES],
     provides: [PUBSUB],
     build(context) {
+      const lanes = options.lanes ?? context.need(LANES);
       const store = new PubsubStore(context.db, context.config.limits);
       const permissions = MeshPermissions.of(context.config);
       const logger = context.logger.child({ component: 'pubsub' });
-      const pubsub = new Pubsub({ store, lanes: options.lanes, permissions, clock: context.clock, logger });
-      options.lanes.countPendingEventsWith((agent) => pubsub.pendingEvents(agent));
+      const pubsub = new Pubsub({ store, lanes, permissions, clock: context.clock, logger });
+      lanes.countPendingEventsWith((agent) => pubsub.pendingEvents(agent));
       context.provide(PUBSUB, pubsub);
       let prune: Timer | undefined;
       return {

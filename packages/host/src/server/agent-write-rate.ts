@@ -1,15 +1,11 @@
 import { OpenLegionError } from '@openlegion/protocol';
 import type { FeatureContext } from '../features/index.js';
+import { TokenBuckets } from './token-buckets.js';
 
 /** A durable commit costs a disk sync whatever its size: a tiny write counts as this much. */
 export const MIN_WRITE_COST_BYTES = 1024;
 /** How many seconds of the rate an agent may spend at once. */
 export const WRITE_BURST_SECONDS = 4;
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
 
 /**
  * How fast each agent may write to the blackboard and pub/sub (a token bucket per agent: the rate
@@ -18,37 +14,26 @@ interface Bucket {
  * one agent writing flat out would take the host from everyone else.
  */
 export class AgentWriteRate {
-  readonly #buckets = new Map<string, Bucket>();
-  readonly #perSecond: number;
-  readonly #now: () => number;
+  readonly #buckets: TokenBuckets;
 
   constructor(perSecond: number, now: () => number) {
-    this.#perSecond = perSecond;
-    this.#now = now;
+    this.#buckets = new TokenBuckets(perSecond, perSecond * WRITE_BURST_SECONDS, now);
   }
 
   /** Spend `bytes` of `agent`'s rate, or throw 429 MESH_RATE_LIMITED saying when to retry. */
   take(agent: string, bytes: number): void {
     const cost = Math.max(bytes, MIN_WRITE_COST_BYTES);
-    const burst = this.#perSecond * WRITE_BURST_SECONDS;
-    const now = this.#now();
-    const bucket = this.#buckets.get(agent) ?? { tokens: burst, at: now };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * this.#perSecond) / 1000);
-    bucket.at = now;
-    this.#buckets.set(agent, bucket);
-    if (bucket.tokens >= cost) {
-      bucket.tokens -= cost;
-      return;
-    }
-    const retryAfterMs = Math.ceil(((cost - bucket.tokens) / this.#perSecond) * 1000);
+    const retryAfterMs = this.#buckets.take(agent, cost);
+    if (retryAfterMs === 0) return;
+    const { perSecond, burst } = this.#buckets;
     throw new OpenLegionError(
       'MESH_RATE_LIMITED',
-      `agent "${agent}" writes to the blackboard and pub/sub faster than limits.write_bytes_per_agent_per_s (${this.#perSecond} bytes a second, bursts of ${burst}); retry in ${retryAfterMs} ms`,
+      `agent "${agent}" writes to the blackboard and pub/sub faster than limits.write_bytes_per_agent_per_s (${perSecond} bytes a second, bursts of ${burst}); retry in ${retryAfterMs} ms`,
       {
         details: {
           agent,
           bytes: cost,
-          per_second: this.#perSecond,
+          per_second: perSecond,
           retry_after_ms: retryAfterMs,
           field: 'limits.write_bytes_per_agent_per_s',
         },

@@ -6,10 +6,10 @@ import { TokenRegistry } from '../auth/index.js';
 import type { HostFeature } from '../features/index.js';
 import { fleetFeature } from '../fleet/index.js';
 import { instructionsFeature } from '../instructions/index.js';
-import { createAgentClient, lanesFeature } from '../lanes/index.js';
+import { lanesFeature } from '../lanes/index.js';
 import { llmFeature } from '../llm/index.js';
 import { operatorFeature } from '../operator/index.js';
-import type { AgentRegistry } from '../registry/index.js';
+import { AGENT_REGISTRY, type AgentRegistry, registryFeature } from '../registry/index.js';
 
 const config = {
   llm: { providers: { openai: { api_key: 'env:OPENAI_API_KEY' } } },
@@ -51,15 +51,13 @@ describe('the host app', () => {
     agentToken = tokens.mint('a');
     tokens.mint('b');
     shutdowns = 0;
-    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
+    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), beforeLaunch: async () => {} });
     const features = [
+      registryFeature(),
       llmFeature(),
-      lanesFeature({ registry: fleet.registry, tokens, agentClient: createAgentClient() }),
+      lanesFeature(),
       instructionsFeature(),
       operatorFeature({
-        registry: fleet.registry,
-        tokens,
-        agentClient: createAgentClient(),
         meshStatus: () => status,
         onShutdown: () => {
           shutdowns += 1;
@@ -69,7 +67,7 @@ describe('the host app', () => {
       failingFeature,
     ];
     host = await startFeatureTestHost(features, config, { tokens, start: false });
-    registry = fleet.registry();
+    registry = host.service(AGENT_REGISTRY);
     registry.register({
       name: 'a',
       runtime: 'process',

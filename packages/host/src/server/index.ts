@@ -1,3 +1,4 @@
+export { AgentRequestRate, REQUEST_BURST_SECONDS, requestRateOf } from './agent-request-rate.js';
 export { AgentSlots, llmCallSlotsOf, type SlotKind, streamSlotsOf } from './agent-slots.js';
 export {
   AgentWriteRate,
@@ -13,6 +14,8 @@ export { abortOnClientClose, callAbortOnClientClose } from './client-abort.js';
 export { DeferredListener } from './deferred-listener.js';
 export { endWithHost, type HostStreamOptions, openHostStream } from './host-stream.js';
 export { isEventStream, type LlmAnswer } from './llm-answer.js';
+export { LogBudget } from './log-budget.js';
 export { OwnerRowCap, type OwnerRowCapOptions } from './owner-row-cap.js';
 export { installProcessGuard } from './process-guard.js';
+export { TokenBuckets } from './token-buckets.js';
 export { sendAnswer, sendUpstream } from './upstream-reply.js';

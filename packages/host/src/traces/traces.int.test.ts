@@ -6,6 +6,7 @@ import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
 import { createAgentClient, lanesFeature } from '../lanes/index.js';
 import { messagesFeature } from '../messages/index.js';
+import { AGENT_REGISTRY, registryFeature } from '../registry/index.js';
 import { tracesFeature } from './traces-feature.js';
 
 /** Stand-in agents behind a fake fetch: each answers "ok", and records the trace id it was given. */
@@ -25,25 +26,25 @@ describe('traces', () => {
   beforeAll(async () => {
     const tokens = new TokenRegistry();
     const traces = tracesFeature();
-    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), tokens, beforeLaunch: async () => {} });
-    const lanes = lanesFeature({
-      registry: fleet.registry,
-      tokens,
-      agentClient: createAgentClient({ fetch: fakeFetch }),
-    });
+    const fleet = fleetFeature({ runtime: new FakeAgentRuntime(), beforeLaunch: async () => {} });
+    const lanes = lanesFeature({ agentClient: createAgentClient({ fetch: fakeFetch }) });
     host = await startFeatureTestHost(
-      [traces, lanes, messagesFeature({ lanes }), fleet],
+      [registryFeature(), traces, lanes, messagesFeature(), fleet],
       {
         llm: { providers: { openai: {} } },
         agents: { researcher: { permissions: { message: ['writer'] } }, writer: {} },
       },
       { tokens, start: false },
     );
+    const registry = host.service(AGENT_REGISTRY);
     for (const name of ['researcher', 'writer']) {
-      fleet
-        .registry()
-        .register({ name, runtime: 'process', model: 'openai/gpt-4.1-mini', url: `http://${name}.test` });
-      fleet.registry().markReady(name);
+      registry.register({
+        name,
+        runtime: 'process',
+        model: 'openai/gpt-4.1-mini',
+        url: `http://${name}.test`,
+      });
+      registry.markReady(name);
       tokens.mint(name);
     }
   });

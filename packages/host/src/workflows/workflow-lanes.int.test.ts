@@ -4,8 +4,8 @@ import { startFeatureTestHost } from '../../test/feature-test-host.js';
 import { workflowDir } from '../../test/workflow-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import type { HostFeature } from '../features/index.js';
-import { type AgentClient, lanesFeature } from '../lanes/index.js';
-import { AgentRegistry } from '../registry/index.js';
+import { type AgentClient, LaneRepository, lanesFeature } from '../lanes/index.js';
+import { AGENT_REGISTRY, AgentRegistry } from '../registry/index.js';
 import { REGISTRY_MIGRATIONS } from '../registry/registry-migrations.js';
 import { registryStore } from '../registry/registry-store.js';
 import { WORKFLOWS, workflowsFeature } from './index.js';
@@ -42,13 +42,13 @@ describe('workflows over the real lanes', () => {
     async (_kind, stepKind, laneKind) => {
       const tasks: TaskRequest[] = [];
       const tokens = new TokenRegistry();
-      let registry: AgentRegistry | undefined;
-      // The fleet's registry with every agent ready, as after `openlegion start`.
+      // The host's registry with every agent ready, as after `openlegion start`.
       const agents: HostFeature = {
         name: 'agents',
         migrations: REGISTRY_MIGRATIONS,
-        init(context) {
-          registry = new AgentRegistry({ store: registryStore(context.db), clock: context.clock });
+        provides: [AGENT_REGISTRY],
+        build(context) {
+          const registry = new AgentRegistry({ store: registryStore(context.db), clock: context.clock });
           for (const name of AGENTS) {
             registry.register({
               name,
@@ -59,18 +59,12 @@ describe('workflows over the real lanes', () => {
             registry.markReady(name);
             tokens.mint(name);
           }
+          context.provide(AGENT_REGISTRY, registry);
+          return {};
         },
       };
-      const lanes = lanesFeature({
-        registry: () => {
-          if (!registry) throw new Error('the registry is used before the host database is open');
-          return registry;
-        },
-        tokens,
-        agentClient: answeringAgents(tasks),
-      });
+      const lanes = lanesFeature({ agentClient: answeringAgents(tasks) });
       const workflows = workflowsFeature({
-        lanes,
         ...(stepKind ? { stepKind } : {}),
         dir: workflowDir({
           'd.yaml': `
@@ -102,7 +96,7 @@ steps:
         `${t}e did(${t}b did(${t}a)) did(${t}c did(${t}a))`,
       ]);
       expect(new Set(tasks.map((task) => task.conversation_id)).size).toBe(4);
-      const items = lanes.repository().recent(10).reverse();
+      const items = new LaneRepository(host.context.db).recent(10).reverse();
       expect(items.map((item) => [item.agent, item.kind, item.source, item.state]).sort()).toEqual([
         ['checker', laneKind, 'workflow', 'done'],
         ['researcher', laneKind, 'workflow', 'done'],

@@ -9,14 +9,10 @@ export interface WorkflowLanes {
   enqueue(request: LaneRequest): Promise<Enqueued>;
   deliverTo(source: LaneSource, handler: (item: LaneItem) => Promise<void>): void;
   cancel(id: number): void;
-  /**
-   * Finds the lane item of a step's try by its idempotency key (to pick a run up after a restart),
-   * and the item an agent's call was made under by its trace id (to add the call's cost to its step).
-   */
-  repository(): {
-    byKey(key: string): LaneItem | undefined;
-    byTrace?(traceId: string, agent: string): LaneItem | undefined;
-  };
+  /** The lane item of a step's try, by its idempotency key (to pick a run up after a restart). */
+  byKey(key: string): LaneItem | undefined;
+  /** The item an agent's call was made under, by its trace id (to add the call's cost to its step). */
+  byTrace?(traceId: string, agent: string): LaneItem | undefined;
 }
 
 /**

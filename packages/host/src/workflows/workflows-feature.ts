@@ -8,6 +8,7 @@ import {
   type HostFeature,
   serviceKey,
 } from '../features/index.js';
+import { LANES } from '../lanes/index.js';
 import { PUBSUB } from '../pubsub/index.js';
 import { WorkflowCatalog } from './definition/workflow-catalog.js';
 import { workflowProblems } from './definition/workflow-file.js';
@@ -23,8 +24,8 @@ import type { WorkflowBlackboard, WorkflowEvents, WorkflowLanes, WorkflowNotify 
 import { registerWorkflowRoutes } from './workflow-routes.js';
 
 export interface WorkflowsFeatureOptions {
-  /** The lanes feature (each step is an item in its agent's lane). */
-  lanes: WorkflowLanes;
+  /** Each step is an item in its agent's lane: these lanes, or without them the lanes feature's. */
+  lanes?: WorkflowLanes;
   /**
    * For `save_to` and `${blackboard:key}`: this one, or with `meshBlackboard` the mesh's (the
    * blackboard feature's); without either, an in-memory board that lasts the host's run.
@@ -38,6 +39,8 @@ export interface WorkflowsFeatureOptions {
   events?: WorkflowEvents;
   /** For `on_complete.notify` and approvals that wait (the operator's channel). */
   notify?: WorkflowNotify;
+  /** Notify through the host's operator notices (its channels hear them), unless `notify` is given. */
+  operatorNotices?: boolean;
   /** The folder of workflow files, instead of mesh.yaml's `workflows:` (tests). */
   dir?: string;
   /** How long a step waits for a stopped agent when it has no timeout (default 5 minutes). */
@@ -63,13 +66,15 @@ export const WORKFLOWS = serviceKey<Workflows>('workflows');
  * DAG workflow files (`workflows/*.yaml`): runs persisted in mesh.db, each step a task in its
  * agent's lane, resumed after a restart; started by the operator, a pub/sub topic or a schedule.
  */
-export function workflowsFeature(options: WorkflowsFeatureOptions): HostFeature {
+export function workflowsFeature(options: WorkflowsFeatureOptions = {}): HostFeature {
   const build = (context: FeatureContext): FeatureParts => {
     // Every step row written is a fact on the host's bus (a dashboard, a channel may follow runs).
     const repo = new WorkflowRepository(context.db, (step) =>
       context.events.emit(WORKFLOW_STEP_CHANGED, step),
     );
     const logger = context.logger.child({ component: 'workflows' });
+    const lanes = options.lanes ?? context.need(LANES);
+    const notify = options.notify ?? (options.operatorNotices ? context.notices.publish : undefined);
     const blackboard =
       options.blackboard ??
       (options.meshBlackboard
@@ -79,12 +84,12 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): HostFeature 
       options.events ?? (options.meshEvents ? meshEvents(context.need(PUBSUB), context.logger) : undefined);
     const engine = new WorkflowEngine({
       repo,
-      lanes: options.lanes,
+      lanes,
       clock: context.clock,
       logger,
       blackboard,
       ...(events ? { events } : {}),
-      ...(options.notify ? { notify: options.notify } : {}),
+      ...(notify ? { notify } : {}),
       ...(options.agentWaitMs === undefined ? {} : { agentWaitMs: options.agentWaitMs }),
       ...(options.stepKind ? { stepKind: options.stepKind } : {}),
     });
@@ -99,12 +104,10 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): HostFeature 
       startRun: (request) => engine.startRun(request),
     });
     // Registered before any feature starts: results the lanes deliver at their start reach the engine.
-    options.lanes.deliverTo('workflow', (item) => engine.laneResult(item));
+    lanes.deliverTo('workflow', (item) => engine.laneResult(item));
     // A step's cost: the calls its agent made under the step's lane item's trace id.
     context.events.on(USAGE_RECORDED, (usage) => {
-      const item = usage.trace_id
-        ? options.lanes.repository().byTrace?.(usage.trace_id, usage.agent)
-        : undefined;
+      const item = usage.trace_id ? lanes.byTrace?.(usage.trace_id, usage.agent) : undefined;
       if (item?.source === 'workflow' && item.sourceRef) repo.addCost(item.sourceRef, usage.cost_usd);
     });
     context.provide(WORKFLOWS, { engine, catalog, repository: repo });
@@ -134,7 +137,11 @@ export function workflowsFeature(options: WorkflowsFeatureOptions): HostFeature 
   return {
     name: 'workflows',
     migrations: WORKFLOW_MIGRATIONS,
-    needs: [...(options.meshBlackboard ? [BLACKBOARD] : []), ...(options.meshEvents ? [PUBSUB] : [])],
+    needs: [
+      ...(options.lanes ? [] : [LANES]),
+      ...(options.meshBlackboard ? [BLACKBOARD] : []),
+      ...(options.meshEvents ? [PUBSUB] : []),
+    ],
     provides: [WORKFLOWS],
     build,
   };

@@ -189,7 +189,7 @@ export class WorkflowEngine {
   /** A try that was in flight when the host stopped: take its result, or hand it over again under the same key. */
   async #reattach(state: RunState, row: StepRecord): Promise<void> {
     const { attempts } = this.#driver;
-    const item = this.#deps.lanes.repository().byKey(row.laneKey ?? '');
+    const item = this.#deps.lanes.byKey(row.laneKey ?? '');
     if (!item) return attempts.dispatch(state, row, { newTry: false });
     row.laneItemId = item.id;
     if (item.state === 'queued' || item.state === 'running') return attempts.rearmDeadline(state, row);
