@@ -195,7 +195,7 @@ export class EgressProxy {
     }
     const limited = this.#deps.rateLimited?.(agent);
     if (limited) {
-      res.writeHead(429, { connection: 'close' }).end(`egress: ${limited}\n`);
+      answerRequest(res, 429, `egress: ${limited}`, { connection: 'close' });
       return;
     }
     let url: URL;
