@@ -70,6 +70,19 @@ describe('web_fetch with focus', () => {
     expect(llm.requests[0]?.headers['x-trace-id']).toBe('t-1');
   });
 
+  it('answers the same question about the same page from its cache, with no second call', async () => {
+    llm.reset();
+    const webFetch = tool();
+    const input = { url: `${pages.url}/lwn-1/`, max_chars: 1_000, focus: FOCUS };
+    await callTool(webFetch, input, { workspace });
+    const again = await callTool(webFetch, input, { workspace });
+    expect(again.text.split('\n')[0]).toMatch(/; summary from cache$/);
+    expect(again.text).toContain(NOTES);
+    expect(llm.requests).toHaveLength(1);
+    await callTool(webFetch, { ...input, focus: 'Who wrote it?' }, { workspace });
+    expect(llm.requests).toHaveLength(2);
+  });
+
   it('returns a page that fits as it is, with no call', async () => {
     llm.reset();
     const result = await callTool(

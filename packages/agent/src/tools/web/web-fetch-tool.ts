@@ -39,6 +39,9 @@ const webFetchInput = z.object({
     ),
 });
 
+/** A page's summary against one focus, as cached. */
+type PageSummary = { text: string; summarised: boolean; note: string };
+
 /** A fetched page as cached: extracted HTML, or a plain body. */
 type CachedPage = { url: string; truncated: boolean } & (
   | { kind: 'page'; page: ExtractedPage }
@@ -58,6 +61,8 @@ export interface WebFetchToolOptions {
  */
 export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.infer<typeof webFetchInput>> {
   const cache = new PageCache<CachedPage>(options.clock ?? systemClock);
+  // The same question about the same page costs no second round of fast-tier calls.
+  const summaries = new PageCache<PageSummary>(options.clock ?? systemClock);
   const load = async (url: string, signal: AbortSignal): Promise<{ page: CachedPage; cached: boolean }> => {
     const hit = cache.get(url);
     if (hit) return { page: hit, cached: true };
@@ -100,7 +105,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
                 ? page.page.text()
                 : page.page.markdown();
         if (input.focus && content.length - input.offset > input.max_chars)
-          return summarisedPage(page, content, input, context, options.summariser, cached);
+          return summarisedPage(page, content, input, context, options.summariser, cached, summaries);
         const slice = content.slice(input.offset, input.offset + input.max_chars);
         const end = input.offset + slice.length;
         const notes = [
@@ -129,23 +134,29 @@ async function summarisedPage(
   context: { signal: AbortSignal; traceId?: string | undefined },
   summariser: LongResultSummariser | undefined,
   cached: boolean,
+  summaries: PageCache<PageSummary>,
 ): Promise<string> {
   const rest = content.slice(input.offset);
   const focus = input.focus ?? '';
-  const summary = summariser
-    ? await summariser.summarise({
-        text: rest,
-        focus,
-        maxChars: input.max_chars,
-        source: `web page ${page.url}`,
-        signal: context.signal,
-        traceId: context.traceId,
-      })
-    : {
-        text: rest.slice(0, input.max_chars),
-        summarised: false,
-        note: `no summariser in this agent; clipped to the first ${input.max_chars} of ${rest.length} chars`,
-      };
+  const key = JSON.stringify([page.url, input.format, input.offset, input.max_chars, focus]);
+  const known = summaries.get(key);
+  const summary =
+    known ??
+    (summariser
+      ? await summariser.summarise({
+          text: rest,
+          focus,
+          maxChars: input.max_chars,
+          source: `web page ${page.url}`,
+          signal: context.signal,
+          traceId: context.traceId,
+        })
+      : {
+          text: rest.slice(0, input.max_chars),
+          summarised: false,
+          note: `no summariser in this agent; clipped to the first ${input.max_chars} of ${rest.length} chars`,
+        });
+  if (summary.summarised && !known) summaries.set(key, summary);
   const notes = [
     page.url,
     page.kind === 'plain' ? page.contentType : input.format,
@@ -155,7 +166,7 @@ async function summarisedPage(
       ? `for the exact text call web_fetch again without focus (offset=${input.offset})`
       : `continue with offset=${input.offset + summary.text.length}`,
     ...(page.truncated ? ['the page was larger than the download cap and was cut'] : []),
-    ...(cached ? ['from cache'] : []),
+    ...(known ? ['summary from cache'] : cached ? ['from cache'] : []),
   ];
   return `${notes.join('; ')}\n${fenceUntrusted(`web_fetch ${page.url}`, headerOf(page) + summary.text)}`;
 }
