@@ -107,8 +107,8 @@ export class LongResultSummariser {
         .map((part) => part.notes.trim())
         .filter(Boolean)
         .join('\n\n');
-      if (summary.length > maxChars && mapped.length > 1)
-        summary = await this.#reduce(counted, request, summary);
+      // Notes still too long, from one chunk or several: one more call condenses them.
+      if (summary.length > maxChars) summary = await this.#reduce(counted, request, summary);
       const clipped = summary.length > maxChars;
       if (clipped) summary = summary.slice(0, maxChars);
       const leftOut = [
