@@ -27,6 +27,10 @@ beforeAll(async () => {
           match: { last_message: `Focus: ${FOCUS}` },
           reply: { text: JSON.stringify({ notes: NOTES, left_out: ['reader comments', 'site navigation'] }) },
         },
+        {
+          match: { last_message: 'Focus: Who wrote it?' },
+          reply: { text: JSON.stringify({ notes: '- Written by the editors.', left_out: [] }) },
+        },
       ],
     },
   });
