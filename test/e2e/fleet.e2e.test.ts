@@ -490,7 +490,9 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
         expect(allowed.trim()).toBe('200 site says hi');
         expect(
           (await docker('exec', container, 'node', '-e', viaProxy('http://denied.example/'))).trim(),
-        ).toBe('403 egress refused: denied.example is not in agents.alpha.permissions.egress');
+        ).toBe(
+          "403 egress refused: denied.example is not in agents.alpha.permissions.egress; to allow it add '@web' (any public host) or 'denied.example' (this host only) to that list in mesh.yaml",
+        );
         expect(
           (await docker('exec', container, 'node', '-e', viaProxy('http://localhost:8080/'))).trim(),
         ).toBe('403 egress refused: localhost resolves to 127.0.0.1, a loopback address');

@@ -45,6 +45,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     mesh: { meshUrl: deps.meshUrl, token: deps.token },
     browser: self.browser,
     dataDir: deps.dataDir,
+    llm: deps.llm,
   });
   const { tools, unknown } = selectTools(self.tools, agentTools.tools);
   if (unknown.length > 0) {

@@ -19,7 +19,11 @@ export async function startRefusingProxy(): Promise<{
   });
   server.on('connect', (req, socket) => {
     seen.push(`CONNECT ${req.url ?? ''}`);
-    socket.end('HTTP/1.1 403 Forbidden\r\nx-openlegion-egress: refused\r\ncontent-length: 0\r\n\r\n');
+    // As the host's proxy answers: the reason in a header too, since clients drop a CONNECT's body.
+    const body = 'egress refused: host not in allowlist\n';
+    socket.end(
+      `HTTP/1.1 403 Forbidden\r\nx-openlegion-egress: refused\r\nx-openlegion-egress-reason: ${body.trim()}\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { modelRef, resourcesSchema, secretRef } from './config-fields.js';
 import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
+import { egressEntrySchema } from './egress-presets.js';
 import { globPatternSchema } from './pattern-bounds.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
@@ -15,7 +16,8 @@ const permissionsSchema = z
     pubsub: z.object({ publish: globList, subscribe: globList }).strict().prefault({}),
     message: z.array(z.string()).default([]),
     credentials: credentialGrantsSchema,
-    egress: globList,
+    /** Host globs, literal addresses, CIDRs and presets (`'@web'`: any public host); default none. */
+    egress: z.array(egressEntrySchema).default([]),
     /**
      * The ports this agent may reach through the egress proxy and `/mesh/http` (CONNECT, plain
      * HTTP and API calls alike). Not `mesh.egress_port`, the proxy's own port. Default: the web's

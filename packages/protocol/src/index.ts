@@ -53,6 +53,19 @@ export {
 } from './credential-grant.js';
 export { type DeepReadonly, deepFreeze } from './deep-readonly.js';
 export {
+  EGRESS_PRESETS,
+  type EgressPreset,
+  egressEntrySchema,
+  egressPresetProblem,
+  isEgressPreset,
+  WEB_EGRESS_PRESET,
+} from './egress-presets.js';
+export {
+  EGRESS_REASON_HEADER,
+  EGRESS_REFUSED_HEADER,
+  egressReasonHeaderValue,
+} from './egress-refusal.js';
+export {
   ERROR_CODES,
   type ErrorBody,
   type ErrorCode,

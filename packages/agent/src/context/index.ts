@@ -12,6 +12,14 @@ export {
   type ContextManagerDeps,
   createContextManager,
 } from './create-context-manager.js';
-export { FAST_TIER_MODEL } from './fast-tier.js';
+export { createFastTierCall, FAST_TIER_MODEL, type FastTierCall } from './fast-tier.js';
+export {
+  type LongResultRequest,
+  LongResultSummariser,
+  type LongResultSummariserOptions,
+  type LongResultSummary,
+  SUMMARY_CHUNK_CHARS,
+  SUMMARY_MAX_CALLS,
+} from './long-result-summariser.js';
 export { TokenCounter, type TokenizerKind, tokenizerFor } from './token-counter.js';
 export { estimateTokens } from './token-estimate.js';

@@ -3,6 +3,7 @@ import { browserConfigFromSelf, createBrowserSession, createBrowserTools } from 
 import type { MemoryEngine } from '@openlegion/memory';
 import { createMemoryTools } from '@openlegion/memory';
 import type { AgentSelf, AgentTool } from '@openlegion/protocol';
+import type OpenAI from 'openai';
 import { createCoreTools, createMeshTools } from '../tools/index.js';
 
 export interface AgentToolsDeps {
@@ -13,6 +14,8 @@ export interface AgentToolsDeps {
   /** The agent's browser settings (`/mesh/self`); its profile lives in `<dataDir>/browser`. */
   browser: AgentSelf['browser'];
   dataDir: string;
+  /** The host's LLM proxy, for tools that summarise long results on the fast tier. */
+  llm?: () => Promise<OpenAI>;
 }
 
 /** The agent's tools and what must be released when it stops. */
@@ -28,7 +31,7 @@ export interface AgentTools {
  * browser's.
  */
 export function createAgentTools(deps: AgentToolsDeps): AgentTools {
-  const core = createCoreTools({ mesh: deps.mesh });
+  const core = createCoreTools({ mesh: deps.mesh, ...(deps.llm ? { llm: deps.llm } : {}) });
   const { memorySearch, memorySave } = createMemoryTools({ memory: deps.memory, hierarchical: true });
   // Launches nothing until the first browser tool call: an idle agent runs no Chromium.
   const browser = createBrowserSession(

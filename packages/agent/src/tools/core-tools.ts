@@ -1,5 +1,7 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import type { AgentTool } from '@openlegion/protocol';
+import type OpenAI from 'openai';
+import { createFastTierCall, LongResultSummariser } from '../context/index.js';
 import { createFileTools } from './files/file-tools.js';
 import { createMeshClient, type MeshClient, type MeshClientOptions } from './mesh/mesh-client.js';
 import { ProcessRegistry, type ProcessRegistryOptions } from './runtime/process-registry.js';
@@ -25,6 +27,8 @@ export interface CoreToolsOptions {
   clock?: Clock;
   processes?: Omit<ProcessRegistryOptions, 'clock' | 'env'>;
   webFetch?: { timeoutMs?: number; maxBytes?: number; userAgent?: string };
+  /** The host's LLM proxy, for summarising long results on the fast tier (`web_fetch` with `focus`). */
+  llm?: () => Promise<OpenAI>;
 }
 
 /** The core tools and what must be released when the agent stops. */
@@ -64,7 +68,13 @@ export function createCoreTools(options: CoreToolsOptions): CoreTools {
     createRunCommandTool(options.env ? { env: options.env } : {}) as AgentTool,
     ...createProcessTools(processes),
     createHttpRequestTool(mesh) as AgentTool,
-    createWebFetchTool({ fetcher, clock }) as AgentTool,
+    createWebFetchTool({
+      fetcher,
+      clock,
+      ...(options.llm
+        ? { summariser: new LongResultSummariser({ call: createFastTierCall(options.llm) }) }
+        : {}),
+    }) as AgentTool,
     createWebSearchTool(mesh) as AgentTool,
   ];
   return {

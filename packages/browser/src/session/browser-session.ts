@@ -3,6 +3,7 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { BrowserContext, Page } from 'playwright-core';
 import { RefRegistry } from '../snapshot/ref-registry.js';
 import type { BrowserLauncher, LaunchedBrowser } from './browser-launcher.js';
+import type { ProxySettings } from './launch-options.js';
 import { saveDownload } from './save-download.js';
 import { SessionEventLog } from './session-events.js';
 
@@ -24,6 +25,8 @@ export interface BrowserSessionOptions {
   actionTimeoutMs?: number;
   /** Traffic goes through an egress proxy: its refusals are reported as such. */
   proxied?: boolean;
+  /** That proxy, asked why when Chromium only says a tunnel failed. */
+  proxy?: ProxySettings;
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -40,6 +43,7 @@ export class BrowserSession {
   readonly navigationTimeoutMs: number;
   readonly actionTimeoutMs: number;
   readonly proxied: boolean;
+  readonly proxy: ProxySettings | undefined;
   /** The agent's workspace, where downloads, screenshots and PDFs go (set by each tool run). */
   workspace = process.cwd();
 
@@ -66,6 +70,7 @@ export class BrowserSession {
     this.navigationTimeoutMs = options.navigationTimeoutMs ?? 30_000;
     this.actionTimeoutMs = options.actionTimeoutMs ?? 10_000;
     this.proxied = options.proxied ?? false;
+    this.proxy = this.proxied ? options.proxy : undefined;
   }
 
   /** Whether Chromium is running now (it starts on the first tool call). */

@@ -42,6 +42,7 @@ export function createBrowserSession(config: BrowserConfig): BrowserSession {
     launcher,
     // A remote (cdp) browser has its own network; our proxy settings do not reach it.
     proxied: proxy !== undefined && tier !== 'cdp',
+    ...(proxy && tier !== 'cdp' ? { proxy } : {}),
     ...(config.idleTimeoutMs !== undefined ? { idleTimeoutMs: config.idleTimeoutMs } : {}),
     ...(config.navigationTimeoutMs !== undefined ? { navigationTimeoutMs: config.navigationTimeoutMs } : {}),
     ...(config.actionTimeoutMs !== undefined ? { actionTimeoutMs: config.actionTimeoutMs } : {}),

@@ -74,10 +74,11 @@ describe('browser tools (real Chromium on loopback)', () => {
     server = await startPageServer(pages);
     proxy = await startRefusingProxy();
     workspace = await mkdtemp(path.join(tmpdir(), 'browser-tools-'));
+    const proxySettings = { server: proxy.server, bypass: '127.0.0.1' };
     const launcher = createPlaywrightLauncher({
       tier: 'basic',
       profileDir: path.join(workspace, '.profile'),
-      proxy: { server: proxy.server, bypass: '127.0.0.1' },
+      proxy: proxySettings,
       extraArgs: LOOPBACK_ONLY_ARGS,
     });
     session = new BrowserSession({
@@ -90,6 +91,7 @@ describe('browser tools (real Chromium on loopback)', () => {
       navigationTimeoutMs: 2_000,
       actionTimeoutMs: 2_000,
       proxied: true,
+      proxy: proxySettings,
     });
     tools = createBrowserTools({ session });
   });
@@ -278,7 +280,10 @@ describe('browser tools (real Chromium on loopback)', () => {
       /^BROWSER_EGRESS_REFUSED: http:\/\/refused\.example\/ is not reachable: the egress proxy refused it \(host not in allowlist\)/,
     );
     const tls = await call('browser_navigate', { url: 'https://refused.example/' });
-    expect(tls.text).toMatch(/^BROWSER_EGRESS_REFUSED: https:\/\/refused\.example\/ is not reachable/);
+    // Chromium only says the tunnel failed; the tool asks the proxy why.
+    expect(tls.text).toMatch(
+      /^BROWSER_EGRESS_REFUSED: https:\/\/refused\.example\/ is not reachable: the egress proxy refused it \(host not in allowlist\)/,
+    );
     expect(proxy.seen).toContain('CONNECT refused.example:443');
   });
 

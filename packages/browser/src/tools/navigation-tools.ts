@@ -1,9 +1,11 @@
-import { type AgentTool, OpenLegionError } from '@openlegion/protocol';
+import { type AgentTool, EGRESS_REFUSED_HEADER, OpenLegionError } from '@openlegion/protocol';
 import type { Page, Response } from 'playwright-core';
 import { z } from 'zod';
 import { describeEvent } from '../actions/action-report.js';
 import { egressRefused, navigationError } from '../session/browser-errors.js';
 import type { BrowserSession } from '../session/browser-session.js';
+import { probeEgressRefusal } from '../session/egress-refusal-probe.js';
+import type { ProxySettings } from '../session/launch-options.js';
 import type { SessionEvent } from '../session/session-events.js';
 import { browserTool } from './browser-tool.js';
 
@@ -25,7 +27,7 @@ export function navigationTools(session: BrowserSession): AgentTool[] {
       const tab = await session.activeTab();
       const mark = session.events.mark();
       try {
-        const response = await goto(tab.page, target, session.navigationTimeoutMs, proxied);
+        const response = await goto(tab.page, target, session.navigationTimeoutMs, proxied, session.proxy);
         return `${await pageLine(tab.page, response)}\n${SNAPSHOT_HINT}`;
       } catch (error) {
         // A URL that serves a file "fails" to load as a page: report the download instead.
@@ -74,7 +76,7 @@ export function navigationTools(session: BrowserSession): AgentTool[] {
     run: async ({ action, tab: id, url }) => {
       if (action === 'open') {
         const tab = await session.openTab();
-        if (url) await goto(tab.page, url, session.navigationTimeoutMs, proxied);
+        if (url) await goto(tab.page, url, session.navigationTimeoutMs, proxied, session.proxy);
         return `opened tab ${tab.id}${url ? ` at ${tab.page.url()}` : ''}\n${await tabList(session)}`;
       }
       if (action === 'close' || action === 'switch') {
@@ -94,17 +96,34 @@ export async function goto(
   url: string,
   timeoutMs: number,
   proxied: boolean,
+  proxy?: ProxySettings,
 ): Promise<Response | null> {
   const response = await page
     .goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs })
-    .catch((error: unknown) => {
-      throw navigationError(error, url, timeoutMs, proxied);
+    .catch(async (error: unknown) => {
+      const failure = navigationError(error, url, timeoutMs, proxied);
+      // Chromium keeps a refused tunnel's answer to itself: ask the proxy why, once.
+      const reason =
+        failure.code === 'BROWSER_EGRESS_REFUSED' && proxy ? await probeEgressRefusal(proxy, url) : undefined;
+      throw reason
+        ? egressRefused(url, `the egress proxy refused it (${withoutPrefix(reason)})`, error)
+        : failure;
     });
-  if (response && response.status() === 403 && response.headers()['x-openlegion-egress'] === 'refused') {
-    const body = (await response.text().catch(() => '')).trim().replace(/^egress refused: /, '');
+  // Only a plain-http answer can be the proxy's own: an https one comes from the site, through the tunnel.
+  if (
+    response &&
+    /^http:/i.test(response.url()) &&
+    response.status() === 403 &&
+    response.headers()[EGRESS_REFUSED_HEADER] === 'refused'
+  ) {
+    const body = withoutPrefix(await response.text().catch(() => ''));
     throw egressRefused(url, `the egress proxy refused it${body ? ` (${body})` : ''}`);
   }
   return response;
+}
+
+function withoutPrefix(reason: string): string {
+  return reason.trim().replace(/^egress refused: /, '');
 }
 
 async function pageLine(page: Page, response: Response | null): Promise<string> {

@@ -6,6 +6,7 @@ import { Vault } from '@openlegion/host/vault';
 import { describe, expect, it } from 'vitest';
 import type { CliOutput } from '../cli-output.js';
 import { meshYaml } from '../init/mesh-template.js';
+import { askWebAccess } from '../init/web-access.js';
 import { runCli } from '../program.js';
 
 function captured(): CliOutput & { text: () => string } {
@@ -108,4 +109,90 @@ describe('openlegion init', () => {
       expect(parseMeshConfig(text).llm.default_model).toBe(`${provider}/x`);
     },
   );
+});
+
+describe('openlegion init and the web', () => {
+  const run = async (extra: string[]) => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'init-')), 'mesh.yaml');
+    const output = captured();
+    const args = ['node', 'openlegion', 'init', '--file', file, '--provider', 'demo', ...extra];
+    return { code: await runCli(args, output), output: output.text(), file };
+  };
+
+  it("writes egress: ['@web'] for the agents --web names, and the commented line for the others", async () => {
+    const { code, output, file } = await run([
+      '--agent',
+      'researcher:Finds sources',
+      '--agent',
+      'writer:Writes',
+      '--web',
+      'researcher',
+    ]);
+    expect(code, output).toBe(0);
+    expect(output).toContain('2 agents, demo/scripted, web for researcher');
+    const text = readFileSync(file, 'utf8');
+    const config = parseMeshConfig(text);
+    expect(config.agents.researcher?.permissions.egress).toEqual(['@web']);
+    expect(config.agents.writer?.permissions.egress).toEqual([]);
+    expect(text).toContain(
+      '  researcher:\n    role: "Finds sources"\n    # soul: "Curious, terse."   # or a path to SOUL.md\n    # tools: full              # minimal | coding | messaging | full\n    # The web: any public host. Loopback, private and metadata addresses stay refused.\n    permissions: { egress: ["@web"] }\n',
+    );
+    expect(text).toContain(
+      '  writer:\n    role: "Writes"\n    # soul: "Curious, terse."   # or a path to SOUL.md\n    # tools: full              # minimal | coding | messaging | full\n    # No web access. To allow any public host:\n    # permissions: { egress: ["@web"] }\n',
+    );
+  });
+
+  it('gives no agent the web by default without a terminal, and every agent with --web all', async () => {
+    const none = await run([]);
+    expect(none.output).toContain('1 agent, demo/scripted, no web access (--web NAME to give it)');
+    expect(parseMeshConfig(readFileSync(none.file, 'utf8')).agents.assistant?.permissions.egress).toEqual([]);
+    const all = await run(['--agent', 'a:A', '--agent', 'b:B', '--web', 'all']);
+    const config = parseMeshConfig(readFileSync(all.file, 'utf8'));
+    expect([config.agents.a?.permissions.egress, config.agents.b?.permissions.egress]).toEqual([
+      ['@web'],
+      ['@web'],
+    ]);
+  });
+
+  it('names a --web agent that is not among the agents', async () => {
+    const { code, output } = await run(['--agent', 'researcher:R', '--web', 'writer']);
+    expect(code).toBe(1);
+    expect(output).toContain(
+      '--web writer: no agent is named writer (agents: researcher); name agents with --agent, or use --web all',
+    );
+  });
+
+  it('asks per agent in a terminal, no by default', async () => {
+    const asked: string[] = [];
+    const answers: Record<string, string> = { researcher: 'y', writer: '' };
+    const agents = await askWebAccess(
+      [
+        { name: 'researcher', role: 'R' },
+        { name: 'writer', role: 'W' },
+      ],
+      async (text, fallback) => {
+        asked.push(`${text} (${fallback})`);
+        const name = /^May (\S+)/.exec(text)?.[1] ?? '';
+        return answers[name] || fallback;
+      },
+    );
+    expect(asked).toEqual([
+      'May researcher use the web (any public host; private and local addresses stay closed), y/n? (n)',
+      'May writer use the web (any public host; private and local addresses stay closed), y/n? (n)',
+    ]);
+    expect(agents.map((agent) => [agent.name, agent.web])).toEqual([
+      ['researcher', true],
+      ['writer', false],
+    ]);
+  });
+});
+
+describe('the shipped mesh.yaml', () => {
+  it("lets the researcher use the web ('@web') and keeps the writer off it", () => {
+    const text = readFileSync(new URL('../../../../mesh.yaml', import.meta.url), 'utf8');
+    const config = parseMeshConfig(text, 'mesh.yaml');
+    expect(config.agents.researcher?.permissions.egress).toEqual(['@web']);
+    expect(config.agents.researcher?.permissions.egress_ports).toEqual([80, 443]);
+    expect(config.agents.writer?.permissions.egress).toEqual([]);
+  });
 });

@@ -8,12 +8,14 @@ import { OpenLegionError } from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { DEFAULT_MODELS, DEMO_SCRIPT, type InitAnswers, meshYaml } from '../init/mesh-template.js';
+import { askWebAccess, webAccessFromFlag } from '../init/web-access.js';
 import { readSecret } from './vault.js';
 
 interface InitFlags {
   file: string;
   name?: string;
   agent?: string[];
+  web?: string[];
   provider?: InitAnswers['provider'];
   model?: string;
   force?: boolean;
@@ -32,12 +34,16 @@ export function registerInitCommand(program: Command, kit: CommandKit): void {
     .option('-f, --file <file>', 'where to write it', 'mesh.yaml')
     .option('--name <mesh>', 'the mesh name')
     .option('--agent <name:role...>', 'an agent and its role (repeat for more)')
+    .option(
+      '--web <agent...>',
+      "agents that may use the web (egress: ['@web'], any public host); 'all' for every agent; default none",
+    )
     .option('--provider <provider>', `the LLM provider: ${PROVIDERS.join(', ')}`)
     .option('--model <model>', 'the model name at that provider')
     .option('--force', 'overwrite an existing file without asking')
     .addHelpText(
       'after',
-      '\nExample:\n  openlegion init --name research --agent researcher:"Finds sources" --agent writer:"Writes" --provider demo\n',
+      '\nExample:\n  openlegion init --name research --agent researcher:"Finds sources" --agent writer:"Writes" --web researcher --provider demo\n',
     )
     .action((flags: InitFlags) => kit.run(() => init(flags, kit))());
 }
@@ -67,7 +73,10 @@ async function init(flags: InitFlags, kit: CommandKit): Promise<number> {
           .toLowerCase()
           .replace(/[^a-z0-9-]/g, '-') || 'openlegion',
       ));
-    const agents = flags.agent?.map(parseAgentFlag) ?? (ask ? await askAgents(question) : DEFAULT_AGENTS);
+    const named = flags.agent?.map(parseAgentFlag) ?? (ask ? await askAgents(question) : DEFAULT_AGENTS);
+    // Asked per agent in a terminal; otherwise only the agents --web names may use the web.
+    const agents =
+      flags.web || !ask ? webAccessFromFlag(named, flags.web ?? []) : await askWebAccess(named, question);
     const provider =
       flags.provider ??
       ((await question(`Provider (${PROVIDERS.join(', ')})?`, 'demo')) as InitAnswers['provider']);
@@ -85,7 +94,7 @@ async function init(flags: InitFlags, kit: CommandKit): Promise<number> {
         flag: 'wx',
       }).catch(() => {});
     kit.output.out(
-      `wrote ${flags.file}: mesh ${mesh}, ${agents.length} agent${agents.length === 1 ? '' : 's'}, ${provider}/${model}\n`,
+      `wrote ${flags.file}: mesh ${mesh}, ${agents.length} agent${agents.length === 1 ? '' : 's'}, ${provider}/${model}, ${webSummary(agents)}\n`,
     );
     if (provider === 'openai' || provider === 'anthropic') {
       // The key goes into the vault when it is at hand: in this shell's environment, or typed at a
@@ -105,6 +114,12 @@ async function init(flags: InitFlags, kit: CommandKit): Promise<number> {
   } finally {
     ask?.close();
   }
+}
+
+/** Which agents may use the web, in the line init prints. */
+function webSummary(agents: InitAnswers['agents']): string {
+  const web = agents.filter((agent) => agent.web).map((agent) => agent.name);
+  return web.length > 0 ? `web for ${web.join(', ')}` : 'no web access (--web NAME to give it)';
 }
 
 function parseAgentFlag(value: string): { name: string; role: string } {

@@ -1,7 +1,15 @@
+/** One agent as `openlegion init` writes it. */
+export interface InitAgent {
+  name: string;
+  role: string;
+  /** May use the web: `permissions.egress: ['@web']` (any public host). */
+  web?: boolean;
+}
+
 /** What `openlegion init` asks for. */
 export interface InitAnswers {
   mesh: string;
-  agents: Array<{ name: string; role: string }>;
+  agents: InitAgent[];
   /** `demo` runs offline on a scripted LLM; the others need a key (kept in the vault). */
   provider: 'demo' | 'openai' | 'anthropic' | 'ollama';
   model: string;
@@ -22,6 +30,13 @@ export const KEY_NAMES: Partial<Record<InitAnswers['provider'], string>> = {
 
 const DEMO_SCRIPT_FILE = 'demo-llm.yaml';
 
+/** An agent that may use the web: any public host; the egress proxy still refuses private addresses. */
+const WEB_LINES = `    # The web: any public host. Loopback, private and metadata addresses stay refused.
+    permissions: { egress: ["@web"] }`;
+/** An agent without the web, and the line that would give it. */
+const NO_WEB_LINES = `    # No web access. To allow any public host:
+    # permissions: { egress: ["@web"] }`;
+
 /** A commented mesh.yaml for the answers; it validates as written. */
 export function meshYaml(answers: InitAnswers): string {
   const model = `${answers.provider}/${answers.model}`;
@@ -34,8 +49,8 @@ export function meshYaml(answers: InitAnswers): string {
         : `    # The key lives in the host's encrypted vault: openlegion vault set ${key}\n    ${answers.provider}: { api_key: vault:${key} }`;
   const agents = answers.agents
     .map(
-      ({ name, role }) =>
-        `  ${name}:\n    role: ${JSON.stringify(role)}\n    # soul: "Curious, terse."   # or a path to SOUL.md\n    # tools: full              # minimal | coding | messaging | full`,
+      ({ name, role, web }) =>
+        `  ${name}:\n    role: ${JSON.stringify(role)}\n    # soul: "Curious, terse."   # or a path to SOUL.md\n    # tools: full              # minimal | coding | messaging | full\n${web ? WEB_LINES : NO_WEB_LINES}`,
     )
     .join('\n');
   return `# ${answers.mesh}: an OpenLegion fleet. Start it with: openlegion start

@@ -162,4 +162,21 @@ describe('egress feature', () => {
     expect(zero.statusCode).toBe(400);
     expect(zero.json().error.code).toBe('REQUEST_INVALID');
   });
+
+  it('answers http_request (/mesh/http) to a host off the list with the line of mesh.yaml to add', async () => {
+    const { egress, host } = await start();
+    await egress.open(PREPARED, undefined);
+    const answer = await host.app.inject({
+      method: 'POST',
+      url: '/mesh/http',
+      headers: host.agentAuth('a'),
+      payload: { url: 'https://example.com/api' },
+    });
+    expect(answer.statusCode).toBe(403);
+    expect(answer.json().error).toMatchObject({
+      code: 'MESH_FORBIDDEN',
+      message:
+        "egress refused: example.com is not in agents.a.permissions.egress; to allow it add '@web' (any public host) or 'example.com' (this host only) to that list in mesh.yaml",
+    });
+  });
 });

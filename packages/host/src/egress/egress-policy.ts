@@ -1,3 +1,4 @@
+import { WEB_EGRESS_PRESET } from '@openlegion/protocol';
 import { globMatcher } from '../permissions/index.js';
 import { inListedCidr, listedCidrs, refusedBecause } from './address-policy.js';
 import { badPortProblem, hostProblem } from './egress-target.js';
@@ -22,7 +23,7 @@ export interface EgressDecision {
 }
 
 export interface EgressPolicyDeps {
-  /** The agent's `permissions.egress`: domain globs, literal addresses, CIDRs. */
+  /** The agent's `permissions.egress`: domain globs, literal addresses, CIDRs, presets (`'@web'`). */
   allowlist(agent: string): readonly string[];
   /** The agent's `permissions.egress_ports`. */
   ports(agent: string): readonly number[];
@@ -68,17 +69,18 @@ export class EgressPolicy {
       );
     const list = this.#deps.allowlist(agent);
     const cidrs = listedCidrs(list);
-    const byName = globMatcher(list.filter((pattern) => !pattern.includes('/')).map(normalisedPattern));
+    const byName = hostMatcher(list);
+    const notListed = (shown: string) => refuse(notListedReason(agent, shown, name));
     if (literal) {
       const shown = literal.text === bare ? bare : `${bare} (${literal.text})`;
       if (!inListedCidr(cidrs, literal.address)) {
         const why = refusedBecause(literal.address);
         if (why) return refuse(`${shown} is a ${why} address`);
-        if (!byName(name)) return refuse(`${shown} is not in agents.${agent}.permissions.egress`);
+        if (!byName(name)) return notListed(shown);
       }
       return { agent, host: name, port, allowed: true, address: literal.text };
     }
-    if (!byName(name)) return refuse(`${name} is not in agents.${agent}.permissions.egress`);
+    if (!byName(name)) return notListed(name);
     let answers: string[];
     try {
       answers = await this.#deps.resolve(name);
@@ -98,6 +100,28 @@ export class EgressPolicy {
     const first = addresses[0] as NormalisedAddress;
     return { agent, host: name, port, allowed: true, address: first.text };
   }
+}
+
+/**
+ * Whether a host (a name, or a literal address in its normalised spelling) is on the list by name.
+ * `'@web'` lets every host through to the address policy, which alone then decides: it still refuses
+ * loopback, private, link-local, metadata and reserved addresses (literal or resolved) unless a CIDR
+ * of the same list names them. Other presets are refused by the config schema; the host ignores
+ * any it does not know rather than read one as a host name.
+ */
+function hostMatcher(list: readonly string[]): (host: string) => boolean {
+  if (list.includes(WEB_EGRESS_PRESET)) return () => true;
+  // A CIDR names addresses, not hosts; an `@` entry is a preset, never a host (`@` is not in a name).
+  const patterns = list.filter((pattern) => !pattern.includes('/') && !pattern.startsWith('@'));
+  return globMatcher(patterns.map(normalisedPattern));
+}
+
+/**
+ * The refusal for a host the list does not name, written for the model and the person reading its
+ * answer alike: the exact field of mesh.yaml and the two entries that would open it.
+ */
+export function notListedReason(agent: string, shown: string, host: string): string {
+  return `${shown} is not in agents.${agent}.permissions.egress; to allow it add '${WEB_EGRESS_PRESET}' (any public host) or '${host}' (this host only) to that list in mesh.yaml`;
 }
 
 /** A literal address in the allowlist is compared in its normalised spelling, like the host. */

@@ -137,7 +137,7 @@ describe('egress proxy', () => {
     const outside = await viaProxy('http://elsewhere.test/', auth('scout', 'tok-scout'));
     expect(outside).toEqual({
       status: 403,
-      body: 'egress refused: elsewhere.test is not in agents.scout.permissions.egress\n',
+      body: "egress refused: elsewhere.test is not in agents.scout.permissions.egress; to allow it add '@web' (any public host) or 'elsewhere.test' (this host only) to that list in mesh.yaml\n",
     });
     expect(resolved.length).toBe(resolvedBefore);
     expect((await viaProxy('http://rebind.test/', auth('writer', 'tok-writer'))).body).toBe(

@@ -9,12 +9,12 @@ import {
 } from 'node:http';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { TRACE_HEADER } from '@openlegion/protocol';
+import { EGRESS_REASON_HEADER, EGRESS_REFUSED_HEADER, TRACE_HEADER } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import { LogBudget } from '../server/index.js';
 import { type EgressDecision, EgressPolicy, type Resolver } from './egress-policy.js';
 import { badPortProblem, type EgressTarget, parseConnectAuthority, parsePort } from './egress-target.js';
-import { answerSocket, failRequest } from './proxy-answers.js';
+import { answerRequest, answerSocket, failRequest } from './proxy-answers.js';
 
 /** Opens a TCP connection to an address the proxy decided to allow (injected in tests). */
 export type Dialer = (address: string, port: number) => Socket;
@@ -190,12 +190,12 @@ export class EgressProxy {
     req.on('error', () => {});
     const agent = this.#authenticate(req);
     if (!agent) {
-      res.writeHead(407, PROXY_AUTHENTICATE).end('proxy authentication required\n');
+      answerRequest(res, 407, 'proxy authentication required', PROXY_AUTHENTICATE);
       return;
     }
     const limited = this.#deps.rateLimited?.(agent);
     if (limited) {
-      res.writeHead(429, { connection: 'close' }).end(`egress: ${limited}\n`);
+      answerRequest(res, 429, `egress: ${limited}`, { connection: 'close' });
       return;
     }
     let url: URL;
@@ -203,7 +203,7 @@ export class EgressProxy {
       url = new URL(req.url ?? '');
       if (url.protocol !== 'http:') throw new Error('only http:// URLs go through as plain requests');
     } catch (error) {
-      res.writeHead(400).end(`egress: ${errorText(error)} (use CONNECT for https)\n`);
+      answerRequest(res, 400, `egress: ${errorText(error)} (use CONNECT for https)`);
       return;
     }
     const portText = url.port || '80';
@@ -211,7 +211,7 @@ export class EgressProxy {
     const target: EgressTarget =
       port === undefined ? { problem: badPortProblem(portText) } : { host: url.hostname, port };
     const refuse = (status: number, text: string) =>
-      res.writeHead(status, status === 403 ? { 'x-openlegion-egress': 'refused' } : {}).end(text);
+      answerRequest(res, status, text, status === 403 ? { [EGRESS_REFUSED_HEADER]: 'refused' } : {});
     const allowed = await this.#allowed(agent, target, req.method ?? 'GET', req, refuse);
     if (!allowed) return;
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([key]) => !HOP_HEADERS.has(key)));
@@ -225,12 +225,18 @@ export class EgressProxy {
         createConnection: () => this.#dial(allowed.address, allowed.port),
       });
     } catch (error) {
-      res.writeHead(502).end(`egress: ${url.host} failed: ${errorText(error)}\n`);
+      answerRequest(res, 502, `egress: ${url.host} failed: ${errorText(error)}`);
       return;
     }
     upstream.on('response', (answer) => {
       try {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // The proxy's own headers are the proxy's: a site may not forge a refusal with them.
+        const {
+          [EGRESS_REFUSED_HEADER]: _refused,
+          [EGRESS_REASON_HEADER]: _reason,
+          ...passed
+        } = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, passed);
         answer.on('error', () => res.destroy());
         answer.pipe(res);
       } catch (error) {
@@ -238,7 +244,7 @@ export class EgressProxy {
       }
     });
     upstream.on('error', (error) => {
-      if (!res.headersSent) res.writeHead(502).end(`egress: ${url.host} failed: ${error.message}\n`);
+      if (!res.headersSent) answerRequest(res, 502, `egress: ${url.host} failed: ${error.message}`);
       else res.destroy();
     });
     res.once('close', () => upstream.destroy());
@@ -257,7 +263,7 @@ export class EgressProxy {
       return;
     }
     const refuse = (status: number, text: string) =>
-      answerSocket(client, status, text, status === 403 ? { 'x-openlegion-egress': 'refused' } : {});
+      answerSocket(client, status, text, status === 403 ? { [EGRESS_REFUSED_HEADER]: 'refused' } : {});
     const target = parseConnectAuthority(req.url ?? '');
     const allowed = await this.#allowed(agent, target, 'CONNECT', req, refuse);
     if (!allowed) return;

@@ -1,5 +1,14 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { EGRESS_REASON_HEADER, egressReasonHeaderValue } from '@openlegion/protocol';
+
+/**
+ * The headers of an answer the proxy gives itself: `text` also as {@link EGRESS_REASON_HEADER},
+ * since clients drop the body of a failed CONNECT but read its headers.
+ */
+export function answerHeaders(text: string, headers: Record<string, string> = {}): Record<string, string> {
+  return { ...headers, [EGRESS_REASON_HEADER]: egressReasonHeaderValue(text) };
+}
 
 /**
  * Answer on a raw socket (a CONNECT before its tunnel exists) and close it. A line break in `text`
@@ -15,12 +24,23 @@ export function answerSocket(
   const body = text.endsWith('\n') ? text : `${text}\n`;
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries(answerHeaders(text, headers)).map(([name, value]) => `${name}: ${value}`),
     'content-type: text/plain; charset=utf-8',
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
   ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** Answer a plain (non-CONNECT) request from the proxy itself: `text` as body and reason header. */
+export function answerRequest(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  const line = text.trimEnd();
+  res.writeHead(status, answerHeaders(line, headers)).end(`${line}\n`);
 }
 
 /** Answer a plain request that failed inside the proxy: 500 if nothing was sent yet, else cut it. */
@@ -30,5 +50,5 @@ export function failRequest(res: ServerResponse, error: unknown): void {
     return;
   }
   const message = error instanceof Error ? error.message : String(error);
-  res.writeHead(500).end(`egress: internal error (${message})\n`);
+  answerRequest(res, 500, `egress: internal error (${message})`);
 }

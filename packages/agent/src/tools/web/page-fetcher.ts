@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ToolFailure } from '../tool-failure.js';
+import { egressRefusalIn, refusalReadingClientFactory } from './proxy-refusal.js';
 
 /** Proxy settings in the shape of the usual environment variables. */
 export interface ProxySettings {
@@ -74,6 +75,8 @@ export class PageFetcher {
       };
     } catch (error) {
       if (signal.aborted) throw error;
+      const refusal = egressRefusalIn(error);
+      if (refusal) throw new ToolFailure(`${url}: ${refusal.message}`);
       if (timeout.aborted)
         throw new ToolFailure(`${url}: no answer within ${this.options.timeoutMs / 1000} s`);
       throw new ToolFailure(`${url}: could not fetch (${reasonOf(error)})`);
@@ -89,13 +92,15 @@ export class PageFetcher {
   /** undici loads on first use: agents that never fetch a page do not pay for it at start-up. */
   #dispatcherOnce(): Promise<Dispatcher> {
     this.#dispatcher ??= (async () => {
-      const { Agent, EnvHttpProxyAgent } = await loadUndici();
+      const { Agent, EnvHttpProxyAgent, Pool } = await loadUndici();
       const { httpProxy, httpsProxy, noProxy } = this.options.proxy;
       if (!httpProxy && !httpsProxy) return new Agent();
       return new EnvHttpProxyAgent({
         ...(httpProxy ? { httpProxy } : {}),
         ...((httpsProxy ?? httpProxy) ? { httpsProxy: httpsProxy ?? httpProxy } : {}),
         noProxy: noProxy ?? '',
+        // So a refused tunnel says why (see refusalReadingClientFactory), for http and https alike.
+        clientFactory: refusalReadingClientFactory(Pool),
       });
     })();
     return this.#dispatcher;

@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
+import type { LongResultSummariser } from '../../context/long-result-summariser.js';
 import { fenceUntrusted, stripInvisible } from '../../untrusted/untrusted-text.js';
 import { guardTool, ToolFailure } from '../tool-failure.js';
 import { classifyBody, decodeBody } from './fetched-body.js';
@@ -9,6 +10,8 @@ import type { ExtractedPage } from './page-extractor.js';
 import type { FetchedPage, PageFetcher } from './page-fetcher.js';
 
 const DEFAULT_MAX_CHARS = 30_000;
+/** A question, not a document: longer ones are refused by the schema. */
+const MAX_FOCUS_CHARS = 500;
 
 const webFetchInput = z.object({
   url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).describe('The page to read'),
@@ -24,7 +27,19 @@ const webFetchInput = z.object({
     .default(DEFAULT_MAX_CHARS)
     .describe(`Most characters to return; default ${DEFAULT_MAX_CHARS}`),
   offset: z.number().int().min(0).default(0).describe('Character to start at, to read on in a long page'),
+  focus: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_FOCUS_CHARS)
+    .optional()
+    .describe(
+      'Your question about the page. When the page is longer than max_chars it is summarised against this question instead of cut off, and the result says what was left out',
+    ),
 });
+
+/** A page's summary against one focus, as cached. */
+type PageSummary = { text: string; summarised: boolean; note: string };
 
 /** A fetched page as cached: extracted HTML, or a plain body. */
 type CachedPage = {
@@ -38,6 +53,8 @@ type CachedPage = {
 export interface WebFetchToolOptions {
   fetcher: Pick<PageFetcher, 'fetch'>;
   clock?: Clock;
+  /** Condenses a long page against `focus`; without one, a long page is clipped as without focus. */
+  summariser?: LongResultSummariser;
 }
 
 /**
@@ -48,6 +65,8 @@ export interface WebFetchToolOptions {
  */
 export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.infer<typeof webFetchInput>> {
   const cache = new PageCache<CachedPage>(options.clock ?? systemClock);
+  // The same question about the same page costs no second round of fast-tier calls.
+  const summaries = new PageCache<PageSummary>(options.clock ?? systemClock);
   const load = async (url: string, signal: AbortSignal): Promise<{ page: CachedPage; cached: boolean }> => {
     const hit = cache.get(url);
     if (hit) return { page: hit, cached: true };
@@ -61,7 +80,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
     name: 'web_fetch',
     group: 'web',
     description:
-      'Read a web page: returns its title and main article content (menus, ads and scripts removed) as markdown, text or html.',
+      'Read a web page: returns its title and main article content (menus, ads and scripts removed) as markdown, text or html. Give focus (your question) to have a long page summarised against it instead of cut off.',
     input: webFetchInput,
     run: (input, context) =>
       guardTool(async () => {
@@ -74,6 +93,8 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
               : input.format === 'text'
                 ? page.page.text()
                 : page.page.markdown();
+        if (input.focus && content.length - input.offset > input.max_chars)
+          return summarisedPage(page, content, input, context, options.summariser, cached, summaries);
         const slice = content.slice(input.offset, input.offset + input.max_chars);
         const end = input.offset + slice.length;
         const notes = [
@@ -141,6 +162,54 @@ function sizeOf(fetched: FetchedPage): string {
 }
 
 const count = (value: number): string => value.toLocaleString('en-US');
+
+/**
+ * A page longer than `max_chars` with a `focus`: summarised from `offset` on against the focus on
+ * the fast tier (or clipped, with the reason, when that fails or no summariser is set).
+ */
+async function summarisedPage(
+  page: CachedPage,
+  content: string,
+  input: z.infer<typeof webFetchInput>,
+  context: { signal: AbortSignal; traceId?: string | undefined },
+  summariser: LongResultSummariser | undefined,
+  cached: boolean,
+  summaries: PageCache<PageSummary>,
+): Promise<string> {
+  const rest = content.slice(input.offset);
+  const focus = input.focus ?? '';
+  const key = JSON.stringify([page.url, input.format, input.offset, input.max_chars, focus]);
+  const known = summaries.get(key);
+  const summary =
+    known ??
+    (summariser
+      ? await summariser.summarise({
+          text: rest,
+          focus,
+          maxChars: input.max_chars,
+          source: `web page ${page.url}`,
+          signal: context.signal,
+          traceId: context.traceId,
+        })
+      : {
+          text: rest.slice(0, input.max_chars),
+          summarised: false,
+          note: `no summariser in this agent; clipped to the first ${input.max_chars} of ${rest.length} chars`,
+        });
+  if (summary.summarised && !known) summaries.set(key, summary);
+  const notes = [
+    page.url,
+    page.kind === 'plain' ? page.contentType : input.format,
+    `characters ${input.offset}-${content.length} of ${content.length}`,
+    summary.note,
+    summary.summarised
+      ? `for the exact text call web_fetch again without focus (offset=${input.offset})`
+      : `continue with offset=${input.offset + summary.text.length}`,
+    ...(page.cutAtBytes !== null ? [`the download was cut at ${count(page.cutAtBytes)} bytes`] : []),
+    ...(known ? ['summary from cache'] : cached ? ['from cache'] : []),
+  ];
+  return `${notes.join('; ')}\n${fenceUntrusted(`web_fetch ${page.url}`, headerOf(page) + summary.text)}`;
+}
 
 function headerOf(page: CachedPage): string {
   if (page.kind === 'plain') return '';
