@@ -241,6 +241,23 @@ describe('web_fetch on a PDF', () => {
     });
   });
 
+  it('stops reading a PDF when the turn is stopped', async () => {
+    const turn = new AbortController();
+    const tool = createWebFetchTool({
+      fetcher: {
+        fetch: async (url) => {
+          turn.abort(new DOMException('stopped', 'AbortError'));
+          return { url, status: 200, ...asPdf, bytes: paper, truncated: false, declaredBytes: null };
+        },
+      },
+    });
+    const result = await callTool(tool, { url: URL_ }, { workspace, signal: turn.signal });
+    expect(result).toEqual({
+      isError: true,
+      text: 'cancelled: the turn was stopped before the tool finished',
+    });
+  });
+
   it('stops reading a PDF at the time bound', async () => {
     // A clock on which every timer is due at once: the bound has passed before the first page.
     const elapsed = {
