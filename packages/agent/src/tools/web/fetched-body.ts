@@ -27,12 +27,17 @@ export function mediaTypeOf(contentType: string): string {
  */
 export function classifyBody(contentType: string, bytes: Uint8Array): { kind: BodyKind; type: string } {
   let type = mediaTypeOf(contentType);
-  if (UNDECLARED_TYPES.test(type)) type = sniffType(bytes);
+  // A PDF is a PDF whatever the server calls it: read as HTML it has no document to extract.
+  if (UNDECLARED_TYPES.test(type) || startsWithPdfSignature(bytes)) type = sniffType(bytes);
   if (type === 'text/html' || type === 'application/xhtml+xml') return { kind: 'html', type };
   if (type === 'application/pdf') return { kind: 'pdf', type };
   if (type.startsWith('image/')) return { kind: 'image', type };
   if (PLAIN_TYPES.test(type)) return { kind: 'text', type };
   return { kind: 'binary', type };
+}
+
+function startsWithPdfSignature(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
 }
 
 function sniffType(bytes: Uint8Array): string {

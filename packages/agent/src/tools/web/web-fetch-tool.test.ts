@@ -1,14 +1,21 @@
+import { systemClock } from '@openlegion/infra/clock';
 import { describe, expect, it } from 'vitest';
+import { minimalPdf } from '../../../test/minimal-pdf.js';
 import { callTool } from '../../../test/tool-harness.js';
 import type { FetchedPage } from './page-fetcher.js';
-import { createWebFetchTool } from './web-fetch-tool.js';
+import { createWebFetchTool, type WebFetchToolOptions } from './web-fetch-tool.js';
 
 const URL_ = 'https://site.example/doc';
 const workspace = '/nonexistent-workspace';
 
 /** web_fetch over a fetcher that answers every URL with `answer`, as the network would. */
-async function fetchWith(answer: Partial<FetchedPage> & { bytes: Buffer }, args: object = {}) {
+async function fetchWith(
+  answer: Partial<FetchedPage> & { bytes: Buffer },
+  args: object = {},
+  options: Omit<WebFetchToolOptions, 'fetcher'> = {},
+) {
   const tool = createWebFetchTool({
+    ...options,
     fetcher: {
       fetch: async (url) => ({
         url,
@@ -38,17 +45,6 @@ describe('web_fetch on content that is not plain UTF-8 HTML', () => {
         `${URL_}; text; characters 0-151 of 151; the page is larger than the download cap: only its first 200 bytes were read, so the content ends early, at character 151\n` +
         fenced(`Title: Long\n\n${'word '.repeat(30)}w`),
     });
-  });
-
-  it('says a PDF cannot be read, with its size, whether declared or found by its signature', async () => {
-    const bytes = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\n');
-    const declared = await fetchWith({ bytes, contentType: 'application/pdf', declaredBytes: 48_213 });
-    const sniffed = await fetchWith({ bytes, contentType: 'application/octet-stream' });
-    expect(declared).toEqual({
-      isError: true,
-      text: `${URL_}: a PDF document (48,213 bytes); PDF text extraction is not available in this agent, so its text cannot be read. Look for an HTML version of the same document (an abstract or landing page).`,
-    });
-    expect(sniffed.text).toContain(': a PDF document (29 bytes); PDF text extraction is not available');
   });
 
   it('says an image is an image, with its type and size', async () => {
@@ -97,7 +93,7 @@ describe('web_fetch on content that is not plain UTF-8 HTML', () => {
     const html = `<html><head><meta charset="iso-8859-1"><title>Gr\xfc\xdfe</title></head><body><p>\xc0 bient\xf4t</p></body></html>`;
     const result = await fetchWith({ bytes: Buffer.from(html, 'latin1') }, { format: 'text' });
     expect(result.text).toBe(
-      `${URL_}; text; characters 0-9 of 9; decoded from windows-1252\n` + fenced('Title: Grüße\n\nÀ bientôt'),
+      `${URL_}; text; characters 0-9 of 9; decoded from windows-1252\n${fenced('Title: Grüße\n\nÀ bientôt')}`,
     );
   });
 
@@ -110,7 +106,7 @@ describe('web_fetch on content that is not plain UTF-8 HTML', () => {
     const tail = Buffer.from('</title></head><body><p>OK</p></body></html>');
     const result = await fetchWith({ bytes: Buffer.concat([head, title, tail]) }, { format: 'text' });
     expect(result.text).toBe(
-      `${URL_}; text; characters 0-2 of 2; decoded from shift_jis\n` + fenced('Title: 日本語\n\nOK'),
+      `${URL_}; text; characters 0-2 of 2; decoded from shift_jis\n${fenced('Title: 日本語\n\nOK')}`,
     );
   });
 
@@ -144,5 +140,151 @@ describe('web_fetch on content that is not plain UTF-8 HTML', () => {
   it('reads a body served without a type by what it holds', async () => {
     const result = await fetchWith({ bytes: Buffer.from('just some notes'), contentType: '' });
     expect(result.text).toBe(`${URL_}; text/plain; characters 0-15 of 15\n${fenced('just some notes')}`);
+  });
+});
+
+describe('web_fetch on a PDF', () => {
+  const paper = minimalPdf({
+    title: 'On (Small) Tests',
+    pages: [['Abstract', 'We read   PDFs.'], ['Page two.']],
+  });
+  const asPdf = { contentType: 'application/pdf' };
+
+  it('returns its text under a header naming it a PDF, with its page count and title', async () => {
+    const result = await fetchWith({ bytes: paper, ...asPdf }, { format: 'text' });
+    expect(result).toEqual({
+      isError: false,
+      text:
+        `${URL_}; application/pdf; characters 0-33 of 33\n` +
+        fenced('PDF document, 2 pages\nTitle: On (Small) Tests\n\nAbstract\nWe read PDFs.\n\nPage two.'),
+    });
+  });
+
+  it('reads a PDF served as text/html as a PDF, not as a page with no document', async () => {
+    const result = await fetchWith(
+      { bytes: paper, contentType: 'text/html; charset=utf-8' },
+      { format: 'text' },
+    );
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain('; application/pdf; ');
+    expect(result.text).toContain('PDF document, 2 pages');
+  });
+
+  it('knows a PDF by its signature, and pages its text with max_chars and offset from the cache', async () => {
+    const lines = Array.from({ length: 3 }, (_, page) =>
+      Array.from({ length: 20 }, (_, line) => `Page ${page + 1}, line ${line + 1} of a long document.`),
+    );
+    const text = lines.map((page) => page.join('\n')).join('\n\n');
+    let fetches = 0;
+    const tool = createWebFetchTool({
+      fetcher: {
+        fetch: async (url) => {
+          fetches++;
+          const bytes = minimalPdf({ pages: lines });
+          return {
+            url,
+            status: 200,
+            contentType: 'application/octet-stream',
+            bytes,
+            truncated: false,
+            declaredBytes: null,
+          };
+        },
+      },
+    });
+    const first = await callTool(tool, { url: URL_, max_chars: 500 }, { workspace });
+    const next = await callTool(tool, { url: URL_, max_chars: 500, offset: 500 }, { workspace });
+    const header = 'PDF document, 3 pages\nTitle: (none)\n\n';
+    expect(first.text).toBe(
+      `${URL_}; application/pdf; characters 0-500 of ${text.length}; continue with offset=500\n` +
+        fenced(header + text.slice(0, 500)),
+    );
+    expect(next.text).toBe(
+      `${URL_}; application/pdf; characters 500-1000 of ${text.length}; continue with offset=1000; from cache\n` +
+        fenced(header + text.slice(500, 1000)),
+    );
+    expect(fetches).toBe(1);
+  });
+
+  it('reads the first pages only when there are more than the cap, and says so', async () => {
+    const result = await fetchWith(
+      { bytes: minimalPdf({ pages: [['one'], ['two'], ['three']] }), ...asPdf },
+      {},
+      { pdf: { maxPages: 2 } },
+    );
+    expect(result.text).toBe(
+      `${URL_}; application/pdf; characters 0-8 of 8\n` +
+        fenced('PDF document, 3 pages (text of the first 2 only)\nTitle: (none)\n\none\n\ntwo'),
+    );
+  });
+
+  it('says a malformed PDF cannot be read, and why', async () => {
+    const result = await fetchWith({ bytes: Buffer.from('%PDF-1.4\n%%EOF\n'), ...asPdf, declaredBytes: 15 });
+    expect(result).toEqual({
+      isError: true,
+      text: `${URL_}: could not read the PDF (15 bytes): Invalid PDF structure`,
+    });
+  });
+
+  it('says a PDF cut at the download cap cannot be read, and that it was cut', async () => {
+    const result = await fetchWith({ bytes: paper.subarray(0, 300), ...asPdf, truncated: true });
+    expect(result.text).toBe(
+      `${URL_}: could not read the PDF (more than 300 bytes): Invalid PDF structure; only its first 300 bytes were downloaded (the download cap), and a PDF cut short usually cannot be read`,
+    );
+  });
+
+  it('says a password-protected PDF cannot be read', async () => {
+    const locked = minimalPdf({ pages: [['secret']], encrypted: true });
+    const result = await fetchWith({ bytes: locked, ...asPdf });
+    expect(result).toEqual({
+      isError: true,
+      text: `${URL_}: could not read the PDF (${locked.length} bytes): it is encrypted and opening it needs a password`,
+    });
+  });
+
+  it('says a PDF without a text layer (a scan) has no extractable text', async () => {
+    const scan = minimalPdf({ pages: [[], []] });
+    const result = await fetchWith({ bytes: scan, ...asPdf });
+    expect(result).toEqual({
+      isError: true,
+      text: `${URL_}: a PDF document (${scan.length} bytes, 2 pages) with no extractable text: its pages are probably scanned images, which web_fetch cannot read. Look for an HTML or text version of the same document.`,
+    });
+  });
+
+  it('stops reading a PDF when the turn is stopped', async () => {
+    const turn = new AbortController();
+    const tool = createWebFetchTool({
+      fetcher: {
+        fetch: async (url) => {
+          turn.abort(new DOMException('stopped', 'AbortError'));
+          return { url, status: 200, ...asPdf, bytes: paper, truncated: false, declaredBytes: null };
+        },
+      },
+    });
+    const result = await callTool(tool, { url: URL_ }, { workspace, signal: turn.signal });
+    expect(result).toEqual({
+      isError: true,
+      text: 'cancelled: the turn was stopped before the tool finished',
+    });
+  });
+
+  it('stops reading a PDF at the time bound', async () => {
+    // A clock on which every timer is due at once: the bound has passed before the first page.
+    const elapsed = {
+      ...systemClock,
+      setTimeout(callback: () => void) {
+        callback();
+        return { cancel() {} };
+      },
+    };
+    const result = await fetchWith(
+      { bytes: paper, ...asPdf },
+      {},
+      { clock: elapsed, pdf: { timeoutMs: 20_000 } },
+    );
+    expect(result).toEqual({
+      isError: true,
+      text: `${URL_}: could not read the PDF (${paper.length} bytes): reading it took longer than 20 s`,
+    });
   });
 });

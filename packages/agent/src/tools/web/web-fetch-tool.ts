@@ -8,6 +8,14 @@ import { classifyBody, decodeBody } from './fetched-body.js';
 import { PageCache } from './page-cache.js';
 import type { ExtractedPage } from './page-extractor.js';
 import type { FetchedPage, PageFetcher } from './page-fetcher.js';
+import {
+  PDF_MAX_PAGES,
+  PDF_TIMEOUT_MS,
+  type PdfLimits,
+  type PdfText,
+  PdfUnreadable,
+  readPdfText,
+} from './pdf-text.js';
 
 const DEFAULT_MAX_CHARS = 30_000;
 /** A question, not a document: longer ones are refused by the schema. */
@@ -48,30 +56,42 @@ type CachedPage = {
   cutAtBytes: number | null;
   /** How the bytes were decoded, when that is worth saying (not UTF-8). */
   charsetNote: string | null;
-} & ({ kind: 'page'; page: ExtractedPage } | { kind: 'plain'; contentType: string; body: string });
+} & (
+  | { kind: 'page'; page: ExtractedPage }
+  | { kind: 'plain'; contentType: string; body: string }
+  | { kind: 'pdf'; pdf: PdfText }
+);
 
 export interface WebFetchToolOptions {
   fetcher: Pick<PageFetcher, 'fetch'>;
   clock?: Clock;
   /** Condenses a long page against `focus`; without one, a long page is clipped as without focus. */
   summariser?: LongResultSummariser;
+  /** Bounds on reading a PDF's text; defaults {@link PDF_MAX_PAGES} and {@link PDF_TIMEOUT_MS}. */
+  pdf?: { maxPages?: number; timeoutMs?: number };
 }
 
 /**
  * `web_fetch`: the main content of a web page (Readability, then cleaned) as markdown, text or HTML,
- * with its title; plain text and JSON as they are; for a PDF, an image or another binary body, an
- * error result that says what it is. Pages are cached for 5 minutes, so reading on with `offset`
- * costs no second fetch.
+ * with its title; plain text and JSON as they are; a PDF's text layer (unpdf, the first 200 pages);
+ * for an image or another binary body, an error result that says what it is. Pages (and PDFs' text)
+ * are cached for 5 minutes, so reading on with `offset` costs no second fetch.
  */
 export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.infer<typeof webFetchInput>> {
-  const cache = new PageCache<CachedPage>(options.clock ?? systemClock);
+  const clock = options.clock ?? systemClock;
+  const cache = new PageCache<CachedPage>(clock);
+  const pdfLimits = {
+    clock,
+    maxPages: options.pdf?.maxPages ?? PDF_MAX_PAGES,
+    timeoutMs: options.pdf?.timeoutMs ?? PDF_TIMEOUT_MS,
+  };
   // The same question about the same page costs no second round of fast-tier calls.
-  const summaries = new PageCache<PageSummary>(options.clock ?? systemClock);
+  const summaries = new PageCache<PageSummary>(clock);
   const load = async (url: string, signal: AbortSignal): Promise<{ page: CachedPage; cached: boolean }> => {
     const hit = cache.get(url);
     if (hit) return { page: hit, cached: true };
     const fetched = await options.fetcher.fetch(url, signal);
-    const page = await readFetched(url, fetched);
+    const page = await readFetched(url, fetched, { ...pdfLimits, signal });
     cache.set(url, page);
     return { page, cached: false };
   };
@@ -88,11 +108,13 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
         const content =
           page.kind === 'plain'
             ? page.body
-            : input.format === 'html'
-              ? page.page.html
-              : input.format === 'text'
-                ? page.page.text()
-                : page.page.markdown();
+            : page.kind === 'pdf'
+              ? page.pdf.text
+              : input.format === 'html'
+                ? page.page.html
+                : input.format === 'text'
+                  ? page.page.text()
+                  : page.page.markdown();
         if (input.focus && content.length - input.offset > input.max_chars)
           return summarisedPage(page, content, input, context, options.summariser, cached, summaries);
         const slice = content.slice(input.offset, input.offset + input.max_chars);
@@ -101,7 +123,9 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
           `${page.url}`,
           page.kind === 'plain'
             ? page.contentType
-            : `${input.format}${page.page.article ? '' : ', no article found: whole page'}`,
+            : page.kind === 'pdf'
+              ? 'application/pdf'
+              : `${input.format}${page.page.article ? '' : ', no article found: whole page'}`,
           `characters ${input.offset}-${end} of ${content.length}`,
           ...(end < content.length ? [`continue with offset=${end}`] : []),
           ...(page.charsetNote ? [page.charsetNote] : []),
@@ -118,7 +142,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
 }
 
 /** A fetched body as the model may read it, or a failure that says what it is instead. */
-async function readFetched(url: string, fetched: FetchedPage): Promise<CachedPage> {
+async function readFetched(url: string, fetched: FetchedPage, pdfLimits: PdfLimits): Promise<CachedPage> {
   if (fetched.status >= 400) {
     const body = stripInvisible(decodeBody(fetched.bytes, fetched.contentType).text).replace(/\s+/g, ' ');
     throw new ToolFailure(
@@ -127,10 +151,15 @@ async function readFetched(url: string, fetched: FetchedPage): Promise<CachedPag
   }
   const { kind, type } = classifyBody(fetched.contentType, fetched.bytes);
   const size = sizeOf(fetched);
+  const cutAtBytes = fetched.truncated ? fetched.bytes.length : null;
   if (kind === 'pdf')
-    throw new ToolFailure(
-      `${url}: a PDF document (${size}); PDF text extraction is not available in this agent, so its text cannot be read. Look for an HTML version of the same document (an abstract or landing page).`,
-    );
+    return {
+      url: fetched.url,
+      cutAtBytes,
+      charsetNote: null,
+      kind,
+      pdf: await readPdf(url, fetched, pdfLimits),
+    };
   if (kind === 'image')
     throw new ToolFailure(
       `${url}: an image (${type}, ${size}); web_fetch reads text and cannot show or describe images`,
@@ -142,7 +171,7 @@ async function readFetched(url: string, fetched: FetchedPage): Promise<CachedPag
   const decoded = decodeBody(fetched.bytes, fetched.contentType);
   const base = {
     url: fetched.url,
-    cutAtBytes: fetched.truncated ? fetched.bytes.length : null,
+    cutAtBytes,
     charsetNote: decoded.unknownCharset
       ? `charset ${decoded.unknownCharset} is unknown here, read as UTF-8`
       : decoded.charset === 'utf-8'
@@ -153,6 +182,28 @@ async function readFetched(url: string, fetched: FetchedPage): Promise<CachedPag
   const { extractPage } = await import('./page-extractor.js');
   return { ...base, kind: 'page', page: extractPage(decoded.text, fetched.url) };
 }
+
+/** A PDF's text, or a failure that says why there is none. */
+async function readPdf(url: string, fetched: FetchedPage, limits: PdfLimits): Promise<PdfText> {
+  let pdf: PdfText;
+  try {
+    pdf = await readPdfText(fetched.bytes, limits);
+  } catch (error) {
+    if (!(error instanceof PdfUnreadable)) throw error;
+    // A PDF's cross-reference table is at its end, so one cut at the cap is usually unreadable.
+    const cut = fetched.truncated
+      ? `; only its first ${count(fetched.bytes.length)} bytes were downloaded (the download cap), and a PDF cut short usually cannot be read`
+      : '';
+    throw new ToolFailure(`${url}: could not read the PDF (${sizeOf(fetched)}): ${error.message}${cut}`);
+  }
+  if (!pdf.text)
+    throw new ToolFailure(
+      `${url}: a PDF document (${sizeOf(fetched)}, ${pages(pdf.pages)}) with no extractable text${pdf.pagesRead < pdf.pages ? ` in its first ${pages(pdf.pagesRead)}` : ''}: its pages are probably scanned images, which web_fetch cannot read. Look for an HTML or text version of the same document.`,
+    );
+  return pdf;
+}
+
+const pages = (n: number): string => `${count(n)} page${n === 1 ? '' : 's'}`;
 
 function sizeOf(fetched: FetchedPage): string {
   if (fetched.declaredBytes !== null) return `${count(fetched.declaredBytes)} bytes`;
@@ -199,7 +250,7 @@ async function summarisedPage(
   if (summary.summarised && !known) summaries.set(key, summary);
   const notes = [
     page.url,
-    page.kind === 'plain' ? page.contentType : input.format,
+    page.kind === 'plain' ? page.contentType : page.kind === 'pdf' ? 'application/pdf' : input.format,
     `characters ${input.offset}-${content.length} of ${content.length}`,
     summary.note,
     summary.summarised
@@ -213,6 +264,11 @@ async function summarisedPage(
 
 function headerOf(page: CachedPage): string {
   if (page.kind === 'plain') return '';
+  if (page.kind === 'pdf') {
+    const { pdf } = page;
+    const read = pdf.pagesRead < pdf.pages ? ` (text of the first ${count(pdf.pagesRead)} only)` : '';
+    return `PDF document, ${pages(pdf.pages)}${read}\nTitle: ${pdf.title ?? '(none)'}\n\n`;
+  }
   const { title, byline, siteName, publishedTime } = page.page;
   const lines = [
     `Title: ${title || '(none)'}`,

@@ -5,6 +5,7 @@ import { FakeClock } from '@openlegion/infra/clock';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, servePages, startProxy } from '../../../test/loopback-servers.js';
+import { minimalPdf } from '../../../test/minimal-pdf.js';
 import { callTool } from '../../../test/tool-harness.js';
 import { PageFetcher, type ProxySettings } from './page-fetcher.js';
 import { tokenOverlap } from './token-overlap.js';
@@ -201,28 +202,37 @@ describe('web_fetch failures', () => {
     }
   });
 
-  it('decodes a page in the charset its Content-Type names, and says a PDF cannot be read', async () => {
+  it('decodes a page in the charset its Content-Type names, reads a PDF and says a malformed one cannot be read', async () => {
     const { createServer } = await import('node:http');
     const { listen } = await import('../../../test/loopback-servers.js');
     const server = await listen(
       createServer((request, response) =>
-        request.url === '/paper.pdf'
+        request.url === '/broken.pdf'
           ? response.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4\n%%EOF\n')
-          : response
-              .writeHead(200, { 'content-type': 'text/plain; charset=windows-1252' })
-              .end(Buffer.from('\x93Caf\xe9\x94 \x96 5 \x80', 'latin1')),
+          : request.url === '/paper.pdf'
+            ? response
+                .writeHead(200, { 'content-type': 'application/pdf' })
+                .end(minimalPdf({ title: 'A Paper', pages: [['Results', 'It works.']] }))
+            : response
+                .writeHead(200, { 'content-type': 'text/plain; charset=windows-1252' })
+                .end(Buffer.from('\x93Caf\xe9\x94 \x96 5 \x80', 'latin1')),
       ),
     );
     const { tool, fetcher } = webFetch();
     try {
       const text = await callTool(tool, { url: `${server.url}/notes.txt` }, { workspace });
       const pdf = await callTool(tool, { url: `${server.url}/paper.pdf` }, { workspace });
+      const broken = await callTool(tool, { url: `${server.url}/broken.pdf` }, { workspace });
       expect(text.text).toBe(
         `${server.url}/notes.txt; text/plain; characters 0-12 of 12; decoded from windows-1252\n<untrusted source="web_fetch ${server.url}/notes.txt">\n“Café” – 5 €\n</untrusted>`,
       );
       expect(pdf).toEqual({
+        isError: false,
+        text: `${server.url}/paper.pdf; application/pdf; characters 0-17 of 17\n<untrusted source="web_fetch ${server.url}/paper.pdf">\nPDF document, 1 page\nTitle: A Paper\n\nResults\nIt works.\n</untrusted>`,
+      });
+      expect(broken).toEqual({
         isError: true,
-        text: `${server.url}/paper.pdf: a PDF document (15 bytes); PDF text extraction is not available in this agent, so its text cannot be read. Look for an HTML version of the same document (an abstract or landing page).`,
+        text: `${server.url}/broken.pdf: could not read the PDF (15 bytes): Invalid PDF structure`,
       });
     } finally {
       await fetcher.close();
