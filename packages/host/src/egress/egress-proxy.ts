@@ -42,6 +42,8 @@ const systemDialer: Dialer = (address, port) => tcpConnect({ host: address, port
 
 /** Hop-by-hop and proxy headers that must not travel on. */
 const HOP_HEADERS = new Set([
+  // The mesh's own: it tells the proxy the turn, not the site.
+  TRACE_HEADER,
   'proxy-authorization',
   'proxy-connection',
   'connection',

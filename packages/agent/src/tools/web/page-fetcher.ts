@@ -1,3 +1,4 @@
+import { TRACE_HEADER } from '@openlegion/protocol';
 import type { Dispatcher } from 'undici';
 import { ToolFailure } from '../tool-failure.js';
 import { egressRefusalIn, refusalReadingClientFactory } from './proxy-refusal.js';
@@ -43,19 +44,24 @@ export interface PageFetcherOptions {
   userAgent: string;
 }
 
-/** GETs pages through the egress proxy (when one is set) with a time limit and a size cap. */
+/**
+ * GETs pages through the egress proxy (when one is set) with a time limit and a size cap. The turn's
+ * trace id goes to the proxy with each tunnel it asks for, so the host's trace shows which sites a
+ * turn reached; the site itself never sees it (it travels outside the tunnel).
+ */
 export class PageFetcher {
-  #dispatcher: Promise<Dispatcher> | undefined;
+  /** One dispatcher per trace (a turn): the proxy's CONNECT headers are fixed per dispatcher. */
+  #dispatcher: { traceId: string | undefined; dispatcher: Promise<Dispatcher> } | undefined;
 
   constructor(readonly options: PageFetcherOptions) {}
 
-  async fetch(url: string, signal: AbortSignal): Promise<FetchedPage> {
+  async fetch(url: string, signal: AbortSignal, traceId?: string): Promise<FetchedPage> {
     const { fetch } = await loadUndici();
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     let response: Awaited<ReturnType<typeof fetch>>;
     try {
       response = await fetch(url, {
-        dispatcher: await this.#dispatcherOnce(),
+        dispatcher: await this.#dispatcherFor(traceId),
         signal: AbortSignal.any([signal, timeout]),
         redirect: 'follow',
         headers: {
@@ -84,14 +90,18 @@ export class PageFetcher {
   }
 
   async close(): Promise<void> {
-    const dispatcher = this.#dispatcher;
+    const current = this.#dispatcher;
     this.#dispatcher = undefined;
-    if (dispatcher) await (await dispatcher).close();
+    if (current) await (await current.dispatcher).close();
   }
 
   /** undici loads on first use: agents that never fetch a page do not pay for it at start-up. */
-  #dispatcherOnce(): Promise<Dispatcher> {
-    this.#dispatcher ??= (async () => {
+  #dispatcherFor(traceId: string | undefined): Promise<Dispatcher> {
+    if (this.#dispatcher && this.#dispatcher.traceId === traceId) return this.#dispatcher.dispatcher;
+    const previous = this.#dispatcher?.dispatcher;
+    // The last turn's connections close once their requests are done.
+    void previous?.then((dispatcher) => dispatcher.close()).catch(() => {});
+    const dispatcher = (async () => {
       const { Agent, EnvHttpProxyAgent, Pool } = await loadUndici();
       const { httpProxy, httpsProxy, noProxy } = this.options.proxy;
       if (!httpProxy && !httpsProxy) return new Agent();
@@ -101,9 +111,11 @@ export class PageFetcher {
         noProxy: noProxy ?? '',
         // So a refused tunnel says why (see refusalReadingClientFactory), for http and https alike.
         clientFactory: refusalReadingClientFactory(Pool),
+        ...(traceId ? { headers: { [TRACE_HEADER]: traceId } } : {}),
       });
     })();
-    return this.#dispatcher;
+    this.#dispatcher = { traceId, dispatcher };
+    return dispatcher;
   }
 }
 

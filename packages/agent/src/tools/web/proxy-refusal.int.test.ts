@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { EGRESS_REASON_HEADER, EGRESS_REFUSED_HEADER } from '@openlegion/protocol';
+import { EGRESS_REASON_HEADER, EGRESS_REFUSED_HEADER, TRACE_HEADER } from '@openlegion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, listen } from '../../../test/loopback-servers.js';
 import { callTool } from '../../../test/tool-harness.js';
@@ -29,7 +29,9 @@ async function startRefusingEgressProxy(): Promise<Loopback & { seen: string[] }
     res.writeHead(403, headers(new URL(req.url ?? '').hostname)).end(`${refusal('?')}\n`);
   });
   server.on('connect', (req, socket) => {
-    seen.push(`CONNECT ${req.url}`);
+    seen.push(
+      `CONNECT ${req.url}${req.headers[TRACE_HEADER] ? ` ${TRACE_HEADER}: ${req.headers[TRACE_HEADER]}` : ''}`,
+    );
     const host = (req.url ?? '').replace(/:\d+$/, '');
     const body = `${refusal(host)}\n`;
     const head = Object.entries({ ...headers(host), 'content-length': String(Buffer.byteLength(body)) })
@@ -76,6 +78,18 @@ describe('web_fetch refused by the egress proxy', () => {
     expect(result).toEqual({ isError: true, text: `http://example.com/b: ${refusal('example.com')}` });
     // Tunnelled like https: the only answer the agent trusts as the proxy's is the CONNECT one.
     expect(proxy.seen).toContain('CONNECT example.com:80');
+  });
+
+  it("tells the proxy the turn's trace with each tunnel it asks for, and a new turn's trace after it", async () => {
+    const tool = createWebFetchTool({ fetcher });
+    await callTool(tool, { url: 'https://traced.example/1' }, { workspace, traceId: 'turn-one' });
+    await callTool(tool, { url: 'https://traced.example/2' }, { workspace, traceId: 'turn-two' });
+    expect(proxy.seen).toEqual(
+      expect.arrayContaining([
+        `CONNECT traced.example:443 ${TRACE_HEADER}: turn-one`,
+        `CONNECT traced.example:443 ${TRACE_HEADER}: turn-two`,
+      ]),
+    );
   });
 
   it('names the status when a proxy refuses without a reason', async () => {

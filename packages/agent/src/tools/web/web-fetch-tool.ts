@@ -87,10 +87,14 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
   };
   // The same question about the same page costs no second round of fast-tier calls.
   const summaries = new PageCache<PageSummary>(clock);
-  const load = async (url: string, signal: AbortSignal): Promise<{ page: CachedPage; cached: boolean }> => {
+  const load = async (
+    url: string,
+    signal: AbortSignal,
+    traceId: string | undefined,
+  ): Promise<{ page: CachedPage; cached: boolean }> => {
     const hit = cache.get(url);
     if (hit) return { page: hit, cached: true };
-    const fetched = await options.fetcher.fetch(url, signal);
+    const fetched = await options.fetcher.fetch(url, signal, traceId);
     const page = await readFetched(url, fetched, { ...pdfLimits, signal });
     cache.set(url, page);
     return { page, cached: false };
@@ -104,7 +108,7 @@ export function createWebFetchTool(options: WebFetchToolOptions): AgentTool<z.in
     input: webFetchInput,
     run: (input, context) =>
       guardTool(async () => {
-        const { page, cached } = await load(input.url, context.signal);
+        const { page, cached } = await load(input.url, context.signal, context.traceId);
         const content =
           page.kind === 'plain'
             ? page.body
