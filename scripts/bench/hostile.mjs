@@ -19,6 +19,8 @@ const PROBE_INTERVAL_MS = 25;
 const TARGET_P99_RATIO = 1.5;
 const TARGET_RSS_GROWTH_MB = 50;
 const exec = promisify(execFile);
+/** Extra node flags for the host, e.g. HOST_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to see where its time goes. */
+const HOST_NODE_ARGS = (process.env.HOST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export async function main() {
   await exec('bash', [path.join(ROOT, 'scripts/build-agent-image.sh')], { cwd: ROOT });
@@ -39,7 +41,7 @@ agents:
 `,
   );
   const config = path.join(dir, 'mesh.yaml');
-  const host = spawn(process.execPath, [CLI, 'start', '--config', config], {
+  const host = spawn(process.execPath, [...HOST_NODE_ARGS, CLI, 'start', '--config', config], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

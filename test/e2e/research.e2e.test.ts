@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type FakeLlm, type FakeSearchProvider, startFakeLlm, startFakeSearchProvider } from '@openlegion/testkit';
+import {
+  type FakeLlm,
+  type FakeSearchProvider,
+  startFakeLlm,
+  startFakeSearchProvider,
+} from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeMesh } from './support/docker-cli.js';
 import { type E2eMesh, writeMesh } from './support/e2e-mesh.js';
@@ -43,7 +48,10 @@ const script = {
           {
             id: 'notes',
             name: 'write_file',
-            arguments: { path: 'notes/tides.md', content: '# Tides\n- the moon pulls two bulges (sources 1, 2)\n' },
+            arguments: {
+              path: 'notes/tides.md',
+              content: '# Tides\n- the moon pulls two bulges (sources 1, 2)\n',
+            },
           },
           {
             id: 'board',
@@ -82,9 +90,11 @@ describe('an agent that researches (docker)', () => {
   function toolResults(): Map<string, string> {
     const results = new Map<string, string>();
     for (const call of llm.requests)
-      for (const message of (call.body as { messages: { role: string; tool_call_id?: string; content: string }[] })
-        .messages)
-        if (message.role === 'tool' && message.tool_call_id) results.set(message.tool_call_id, message.content);
+      for (const message of (
+        call.body as { messages: { role: string; tool_call_id?: string; content: string }[] }
+      ).messages)
+        if (message.role === 'tool' && message.tool_call_id)
+          results.set(message.tool_call_id, message.content);
     return results;
   }
 
@@ -154,9 +164,14 @@ describe('an agent that researches (docker)', () => {
     expect((await cli('blackboard', 'get', 'research/tides')).stdout).toContain(`${SITE}/tides/2`);
 
     // One trace holds every hop: the turn's LLM calls, the search, both fetches' egress, the write.
-    const traces = JSON.parse((await cli('traces', '--json')).stdout) as Array<{ trace_id: string; agents: string[] }>;
+    const traces = JSON.parse((await cli('traces', '--json')).stdout) as Array<{
+      trace_id: string;
+      agents: string[];
+    }>;
     const trace = traces.find((candidate) => candidate.agents.includes('alpha'));
-    const hops = JSON.parse((await cli('traces', trace?.trace_id ?? '', '--json')).stdout) as Array<{ hop: string }>;
+    const hops = JSON.parse((await cli('traces', trace?.trace_id ?? '', '--json')).stdout) as Array<{
+      hop: string;
+    }>;
     const names = hops.map((hop) => hop.hop);
     expect(names).toEqual(
       expect.arrayContaining([
@@ -172,7 +187,9 @@ describe('an agent that researches (docker)', () => {
     const costs = JSON.parse((await cli('costs', '--agent', 'alpha', '--json')).stdout) as {
       today: { model: string; calls: number; cost_usd: number }[];
     };
-    expect(costs.today).toContainEqual(expect.objectContaining({ model: 'search/brave', calls: 1, cost_usd: 0.005 }));
+    expect(costs.today).toContainEqual(
+      expect.objectContaining({ model: 'search/brave', calls: 1, cost_usd: 0.005 }),
+    );
   });
 
   it('refuses an agent without permissions.search, telling the model the line to add', async () => {

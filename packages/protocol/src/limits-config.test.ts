@@ -9,6 +9,7 @@ describe('mesh.yaml limits', () => {
       streams_per_agent: 4,
       write_bytes_per_agent_per_s: 1024 * 1024,
       requests_per_agent_per_s: 100,
+      connections_per_agent: 64,
       llm_calls_per_agent: 16,
       stream_backlog_bytes: 256 * 1024,
       pubsub_payload_bytes: 64 * 1024,

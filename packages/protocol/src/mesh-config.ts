@@ -197,6 +197,14 @@ const limitsSchema = z
      */
     requests_per_agent_per_s: z.number().int().min(1).max(1_000_000).default(100),
     /**
+     * TCP connections one agent's container may hold open to the host's mesh and egress ports at
+     * once (docker runtime: the network lockdown's firewall refuses more with a reset, and new ones
+     * past requests_per_agent_per_s, before the host sees them). An agent needs a few for its calls,
+     * a browser through the proxy up to 32; a flood of connections would otherwise be accepted and
+     * parsed on the host's one event loop.
+     */
+    connections_per_agent: z.number().int().min(8).max(100_000).default(64),
+    /**
      * Concurrent LLM calls per agent (chat, streamed or not, and embeddings). Its loop makes one at
      * a time, tools running side by side (memory search) a few more; 16 leaves room, and each call
      * holds an upstream connection and socket buffers. Past it: 429, which OpenAI clients retry.

@@ -1,7 +1,7 @@
 import { OpenLegionError } from '@openlegion/protocol';
 import { type FeatureContext, type HostFeature, serviceKey } from '../features/index.js';
 import type { PreparedMesh } from '../fleet/index.js';
-import { requestRateOf } from '../server/index.js';
+import { REQUEST_BURST_SECONDS, requestRateOf } from '../server/index.js';
 import { EGRESS_DECIDED } from './egress-events.js';
 import type { EgressDecision } from './egress-policy.js';
 import { type Dialer, EgressProxy } from './egress-proxy.js';
@@ -67,7 +67,7 @@ function openEgress(
     ports: (agent) => config.agents[agent]?.permissions.egress_ports ?? [],
     logger: given.logger.child({ component: 'egress' }),
     onDecision: (decision) => given.events.emit(EGRESS_DECIDED, decision),
-    rateLimited: (agent) => requests.refusal(agent)?.message,
+    rateLimited: async (agent) => (await requests.admit(agent))?.message,
     now: () => given.clock.now(),
     ...(options.dial ? { dial: options.dial } : {}),
   });
@@ -94,6 +94,11 @@ function openEgress(
         unlock = await installNetworkLockdown({
           bridge,
           ports: [mesh.port, port],
+          perAgent: {
+            connections: config.limits.connections_per_agent,
+            newPerSecond: config.limits.requests_per_agent_per_s,
+            newBurst: config.limits.requests_per_agent_per_s * REQUEST_BURST_SECONDS,
+          },
           ...(options.firewall ? { run: options.firewall } : {}),
         });
         lock = 'locked';

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 /** A proxy for one agent whose every target is refused (nothing is ever dialled), logging to `lines`. */
 async function start(requestsPerSecond: number, lines: string[], clock: FakeClock) {
-  const rate = new AgentRequestRate(requestsPerSecond, () => clock.now());
+  const rate = new AgentRequestRate(requestsPerSecond, clock);
   proxy = new EgressProxy({
     identify: (token) => (token === 'tok-mallory' ? 'mallory' : undefined),
     allowlist: () => ['nothing.test'],
@@ -25,7 +25,7 @@ async function start(requestsPerSecond: number, lines: string[], clock: FakeCloc
     dial: () => {
       throw new Error('nothing may be dialled');
     },
-    rateLimited: (agent) => rate.refusal(agent)?.message,
+    rateLimited: async (agent) => (await rate.admit(agent))?.message,
     now: () => clock.now(),
   });
   return proxy.listen(['127.0.0.1'], 0);
@@ -66,20 +66,23 @@ function plainStatus(port: number): Promise<{ status: number; body: string }> {
 }
 
 describe('egress proxy under an agent that floods it', () => {
-  it('holds the agent to limits.requests_per_agent_per_s for CONNECT and plain requests alike', async () => {
+  it('paces the agent to limits.requests_per_agent_per_s past its burst, then refuses, for CONNECT and plain requests alike', async () => {
     const clock = new FakeClock(0);
     const port = await start(2, [], clock);
     for (let i = 0; i < 4; i += 1) expect(await connectStatus(port)).toMatch(/^HTTP\/1\.1 403 /);
     for (let i = 0; i < 4; i += 1) expect((await plainStatus(port)).status).toBe(403);
+    // The burst is spent: a second's worth (two) waits its turn, the next is refused.
+    const paced = [connectStatus(port), plainStatus(port)];
+    const refusal =
+      'egress: agent "mallory" sends the host more than limits.requests_per_agent_per_s (2 requests a second, bursts of 8, then a second\'s worth waiting); retry in 500 ms';
     const connect = await connectStatus(port);
     expect(connect).toMatch(/^HTTP\/1\.1 429 /);
-    expect(connect).toContain(
-      'egress: agent "mallory" sends the host more than limits.requests_per_agent_per_s (2 requests a second, bursts of 8); retry in 500 ms',
-    );
-    expect(await plainStatus(port)).toEqual({
-      status: 429,
-      body: 'egress: agent "mallory" sends the host more than limits.requests_per_agent_per_s (2 requests a second, bursts of 8); retry in 500 ms\n',
-    });
+    expect(connect).toContain(refusal);
+    expect(await plainStatus(port)).toEqual({ status: 429, body: `${refusal}\n` });
+    await clock.advance(1_000);
+    const [tunnel, plain] = await Promise.all(paced);
+    expect(tunnel).toMatch(/^HTTP\/1\.1 403 /);
+    expect(plain).toMatchObject({ status: 403 });
   });
 
   it('logs at most ten decisions a second per agent (bursts of ten seconds), then says how many it left out', async () => {

@@ -32,8 +32,8 @@ export interface EgressProxyDeps {
   onDecision?: (decision: EgressDecision) => void;
   /** For the log budget; default Date.now. */
   now?: () => number;
-  /** Counts one request of the agent: undefined when it may go on, else why not (answered 429). */
-  rateLimited?: (agent: string) => string | undefined;
+  /** Counts one request of the agent: resolves when it may go on (undefined), else with why not (answered 429). */
+  rateLimited?: (agent: string) => Promise<string | undefined>;
 }
 
 const systemResolver: Resolver = async (host) =>
@@ -195,7 +195,7 @@ export class EgressProxy {
       answerRequest(res, 407, 'proxy authentication required', PROXY_AUTHENTICATE);
       return;
     }
-    const limited = this.#deps.rateLimited?.(agent);
+    const limited = await this.#deps.rateLimited?.(agent);
     if (limited) {
       answerRequest(res, 429, `egress: ${limited}`, { connection: 'close' });
       return;
@@ -259,7 +259,7 @@ export class EgressProxy {
       answerSocket(client, 407, 'proxy authentication required', PROXY_AUTHENTICATE);
       return;
     }
-    const limited = this.#deps.rateLimited?.(agent);
+    const limited = await this.#deps.rateLimited?.(agent);
     if (limited) {
       answerSocket(client, 429, `egress: ${limited}`);
       return;

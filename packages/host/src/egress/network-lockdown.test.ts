@@ -35,6 +35,27 @@ describe('installNetworkLockdown', () => {
     ]);
   });
 
+  it('has the kernel refuse a container past its connections open at once or its new connections a second', async () => {
+    const commands: string[] = [];
+    await installNetworkLockdown({
+      bridge: 'ol-0123456789ab',
+      ports: [8420, 8421],
+      perAgent: { connections: 64, newPerSecond: 100, newBurst: 400 },
+      run: async (binary, args) => {
+        commands.push(`${binary} ${args.join(' ')}`);
+      },
+    });
+    const v4 = commands.filter((command) => command.startsWith('iptables -A'));
+    expect(v4).toEqual([
+      'iptables -A OL-IN-ol-0123456789ab -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT',
+      'iptables -A OL-IN-ol-0123456789ab -p tcp --syn -m multiport --dports 8420,8421 -m connlimit --connlimit-above 64 -j REJECT --reject-with tcp-reset',
+      'iptables -A OL-IN-ol-0123456789ab -p tcp --syn -m multiport --dports 8420,8421 -m hashlimit --hashlimit-above 100/sec --hashlimit-burst 400 --hashlimit-mode srcip --hashlimit-name ol0123456789ab -j REJECT --reject-with tcp-reset',
+      'iptables -A OL-IN-ol-0123456789ab -p tcp --dport 8420 -j ACCEPT',
+      'iptables -A OL-IN-ol-0123456789ab -p tcp --dport 8421 -j ACCEPT',
+      'iptables -A OL-IN-ol-0123456789ab -j DROP',
+    ]);
+  });
+
   it('fails when iptables cannot be run, so the host can say so', async () => {
     await expect(
       installNetworkLockdown({

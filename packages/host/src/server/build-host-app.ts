@@ -76,7 +76,7 @@ export async function buildHostApp(options: HostAppOptions): Promise<FastifyInst
   const requests = options.requests;
   if (requests)
     app.addHook('onRequest', async (request, reply) => {
-      const refusal = request.agent === undefined ? undefined : requests.refusal(request.agent);
+      const refusal = request.agent === undefined ? undefined : await requests.admit(request.agent);
       if (!refusal) return;
       // A body is not read: the connection closes after the answer instead.
       if (hasBody(request.headers)) void reply.header('connection', 'close');
