@@ -182,7 +182,9 @@ describe('an agent that researches (docker)', () => {
         'lane.done',
       ]),
     );
-    expect(names.filter((name) => name.startsWith('egress') && name.includes(SITE_ADDRESS))).toHaveLength(2);
+    // web_fetch told the proxy the turn's trace with each tunnel: both fetches are hops of it.
+    const tunnels = hops.filter((hop) => hop.hop === 'egress allowed' && hop.detail?.host === SITE_ADDRESS);
+    expect(tunnels, JSON.stringify(hops)).toHaveLength(2);
 
     const costs = JSON.parse((await cli('costs', '--agent', 'alpha', '--json')).stdout) as {
       today: { model: string; calls: number; cost_usd: number }[];
