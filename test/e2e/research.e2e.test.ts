@@ -171,6 +171,7 @@ describe('an agent that researches (docker)', () => {
     const trace = traces.find((candidate) => candidate.agents.includes('alpha'));
     const hops = JSON.parse((await cli('traces', trace?.trace_id ?? '', '--json')).stdout) as Array<{
       hop: string;
+      detail?: { host?: string };
     }>;
     const names = hops.map((hop) => hop.hop);
     expect(names).toEqual(
