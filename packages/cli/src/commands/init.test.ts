@@ -188,11 +188,13 @@ describe('openlegion init and the web', () => {
 });
 
 describe('the shipped mesh.yaml', () => {
-  it("lets the researcher use the web ('@web') and keeps the writer off it", () => {
+  it("lets the researcher use the web ('@web') and search it, and keeps the writer off both", () => {
     const text = readFileSync(new URL('../../../../mesh.yaml', import.meta.url), 'utf8');
     const config = parseMeshConfig(text, 'mesh.yaml');
     expect(config.agents.researcher?.permissions.egress).toEqual(['@web']);
     expect(config.agents.researcher?.permissions.egress_ports).toEqual([80, 443]);
+    expect(config.agents.researcher?.permissions.search).toBe(true);
     expect(config.agents.writer?.permissions.egress).toEqual([]);
+    expect(config.agents.writer?.permissions.search).toBe(false);
   });
 });
