@@ -3,7 +3,9 @@ import type { MemoryEngine } from '@openlegion/memory';
 import type { AgentSelf } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
+import { openDatabase } from '@openlegion/infra/sqlite';
 import { createContextManager } from './context/create-context-manager.js';
+import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
@@ -47,7 +49,13 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     dataDir: deps.dataDir,
     llm: deps.llm,
   });
-  const { tools, unknown } = selectTools(self.tools, agentTools.tools);
+  // Under `lossless` one connection serves the context manager and the lcm tools.
+  const lossless = self.context.strategy === 'lossless';
+  const contextDb = lossless ? openDatabase(join(deps.dataDir, 'agent.db')) : join(deps.dataDir, 'agent.db');
+  let lcmStore: SummaryStore | undefined;
+  const lcmTools =
+    typeof contextDb === 'string' ? [] : createLcmTools(() => (lcmStore ??= new SummaryStore(contextDb, logger)));
+  const { tools, unknown } = selectTools(self.tools, [...agentTools.tools, ...lcmTools]);
   if (unknown.length > 0) {
     logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
   }
@@ -55,7 +63,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     llm: deps.llm,
     memory: deps.memory,
     workspaceDir: deps.workspace,
-    database: join(deps.dataDir, 'agent.db'),
+    database: contextDb,
     settings: self.context,
     logger,
   });
@@ -82,6 +90,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     async close() {
       await agentTools.close();
       context.close();
+      if (typeof contextDb !== 'string') contextDb.close();
     },
   };
 }

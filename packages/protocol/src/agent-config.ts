@@ -45,7 +45,8 @@ const cronEntrySchema = z
 
 export const TOOL_PROFILES = ['minimal', 'coding', 'messaging', 'full'] as const;
 
-export const COMPACTION_STRATEGIES = ['adaptive', 'progressive', 'truncate'] as const;
+/** `lossless` keeps a summary DAG over the stored messages (agent `context/lossless/`). */
+export const COMPACTION_STRATEGIES = ['adaptive', 'progressive', 'truncate', 'lossless'] as const;
 export type CompactionStrategy = (typeof COMPACTION_STRATEGIES)[number];
 
 /** How an agent keeps a conversation inside its model's context window (ratios of the window). */

@@ -8,7 +8,9 @@ import type { ContextServices, ContextSettings } from './context-services.js';
 import { ContextStateStore } from './context-state-store.js';
 import { ConversationContexts } from './conversation-contexts.js';
 import { createFactSink } from './fact-sink.js';
-import { createFastTierCall, FAST_TIER_MODEL } from './fast-tier.js';
+import { createFastTierCall, FAST_TIER_MODEL, type FastTierCall } from './fast-tier.js';
+import { createLosslessManager } from './lossless/create-lossless-manager.js';
+import type { LosslessSettings } from './lossless/lossless-settings.js';
 import { TokenCounter } from './token-counter.js';
 
 export interface ContextManagerDeps {
@@ -27,6 +29,10 @@ export interface ContextManagerDeps {
   fastModel?: string;
   /** Shared counter (tests and benchmarks reuse one so tokenizer tables load once). */
   tokenCounter?: TokenCounter;
+  /** The fast-tier caller itself (benchmarks script one); default one over `llm`. */
+  fastTierCall?: FastTierCall;
+  /** Overrides of the `lossless` strategy's constants (tests use small ones). */
+  lossless?: Partial<LosslessSettings>;
 }
 
 /** A {@link ContextManager} that owns a database it opened itself closes it here. */
@@ -41,9 +47,15 @@ export function createContextManager(deps: ContextManagerDeps): ClosableContextM
   const ownsDatabase = typeof deps.database === 'string';
   const db = typeof deps.database === 'string' ? openDatabase(deps.database) : deps.database;
   const clock = deps.clock ?? systemClock;
+  const call = deps.fastTierCall ?? createFastTierCall(deps.llm, deps.fastModel ?? FAST_TIER_MODEL);
+  const counter = deps.tokenCounter ?? new TokenCounter();
+  if (deps.settings.strategy === 'lossless') {
+    const manager = createLosslessManager({ ...deps, db, clock, call, counter });
+    return { ...manager, close: () => (ownsDatabase ? db.close() : undefined) };
+  }
   const services: ContextServices = {
     settings: deps.settings,
-    call: createFastTierCall(deps.llm, deps.fastModel ?? FAST_TIER_MODEL),
+    call,
     sink: createFactSink({
       memory: deps.memory,
       workspaceDir: deps.workspaceDir,
@@ -54,7 +66,7 @@ export function createContextManager(deps: ContextManagerDeps): ClosableContextM
     clock,
     logger: deps.logger,
   };
-  const manager = new ConversationContexts(services, deps.tokenCounter ?? new TokenCounter());
+  const manager = new ConversationContexts(services, counter);
   return {
     prepare: (request) => manager.serial(request.conversationId, () => manager.prepare(request)),
     compact: (request, reason) =>
