@@ -1,9 +1,9 @@
 import { join } from 'node:path';
+import { openDatabase } from '@openlegion/infra/sqlite';
 import type { MemoryEngine } from '@openlegion/memory';
 import type { AgentSelf } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
-import { openDatabase } from '@openlegion/infra/sqlite';
 import { createContextManager } from './context/create-context-manager.js';
 import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
@@ -54,7 +54,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   const contextDb = lossless ? openDatabase(join(deps.dataDir, 'agent.db')) : join(deps.dataDir, 'agent.db');
   let lcmStore: SummaryStore | undefined;
   const lcmTools =
-    typeof contextDb === 'string' ? [] : createLcmTools(() => (lcmStore ??= new SummaryStore(contextDb, logger)));
+    typeof contextDb === 'string'
+      ? []
+      : createLcmTools(() => (lcmStore ??= new SummaryStore(contextDb, logger)));
   const { tools, unknown } = selectTools(self.tools, [...agentTools.tools, ...lcmTools]);
   if (unknown.length > 0) {
     logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);

@@ -5,6 +5,7 @@ import type { AgentSelf, AgentStatus } from '@openlegion/protocol';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AgentEnv } from './agent-env.js';
 import { bearerAuth } from './bearer-auth.js';
+import { lcmRoutes, type SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { ActiveTurns } from './loop/active-turns.js';
 import type { AgentLoop } from './loop/agent-loop.js';
@@ -37,6 +38,8 @@ export interface AgentServerDeps {
   memory?: () => MemoryEngine;
   /** The agent's workspace folder; without it the `/workspace/*` routes are not served. */
   workspace?: string;
+  /** The lossless context store; without it the `/lcm/*` routes are not served. */
+  lcm?: () => SummaryStore;
 }
 
 /** Bodies are parsed with zod, so fastify need not build ajv and fast-json-stringify at start-up. */
@@ -46,7 +49,7 @@ const noJsonSchemas = () => () => {
 
 /**
  * The agent's HTTP API: `GET /status` (public); with the bearer token `POST /chat`, `POST /task`
- * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*` and `/workspace/*`. Closing the
+ * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*` and `/lcm/*`. Closing the
  * server aborts the turns in flight.
  */
 export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
@@ -85,6 +88,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     authed.addHook('onRequest', bearerAuth(deps.env.MESH_TOKEN));
     if (deps.memory) authed.register(memoryRoutes(deps.memory));
     if (deps.workspace) authed.register(workspaceRoutes(deps.workspace));
+    if (deps.lcm) authed.register(lcmRoutes(deps.lcm));
     authed.register(
       turnRoutes({
         loop: () => deps.ready()?.loop,

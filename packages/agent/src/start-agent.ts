@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { AgentEnv } from './agent-env.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { createAgentServer, type ReadyAgent } from './agent-server.js';
+import { lazyLcmStore } from './context/lossless/lazy-lcm-store.js';
 import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
@@ -51,12 +52,23 @@ export async function startAgent(options: {
       defaultScopes: defaultScopes(env.AGENT_ID),
     }));
   let readyAgent: ReadyAgent | undefined;
-  const app = createAgentServer({ env, store, logger, version, ready: () => readyAgent, memory, workspace });
+  const lcm = lazyLcmStore(join(env.AGENT_DATA_DIR, 'agent.db'), logger);
+  const app = createAgentServer({
+    env,
+    store,
+    logger,
+    version,
+    ready: () => readyAgent,
+    memory,
+    workspace,
+    lcm: lcm.get,
+  });
   let runtime: Promise<AgentRuntime> | undefined;
   const close = async () => {
     await app.close();
     await (await runtime?.catch(() => undefined))?.close();
     store.close();
+    lcm.close();
     memoryEngine?.close();
   };
   try {

@@ -28,6 +28,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'cron run': 'openlegion cron run researcher#0',
   'cron rm': 'openlegion cron rm researcher@m3x0',
   memory: 'openlegion memory researcher search "where does Caroline work"',
+  lcm: 'openlegion lcm researcher grep staging port',
   instructions: 'openlegion instructions researcher AGENTS.md --set ./researcher-AGENTS.md',
   'telegram pair': 'openlegion telegram pair',
   'workflow validate': 'openlegion workflow validate examples/workflows/publish-article.yaml',

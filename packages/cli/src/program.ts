@@ -7,6 +7,7 @@ import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerInstructionsCommand } from './commands/instructions.js';
+import { registerLcmCommands } from './commands/lcm.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerRestartCommand } from './commands/restart.js';
@@ -125,6 +126,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerRestartCommand(program, kit);
   registerInitCommand(program, kit);
   registerMemoryCommands(program, kit);
+  registerLcmCommands(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);

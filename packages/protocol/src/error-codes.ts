@@ -241,7 +241,11 @@ export const ERROR_CODES = {
   MEM_CATEGORY_INVALID: { retryable: false, status: 400, summary: 'a memory category name is malformed' },
   MEM_CATEGORY_UNKNOWN: { retryable: false, status: 404, summary: 'no memory category of that name' },
   MEM_ITEM_NOT_FOUND: { retryable: false, status: 404, summary: 'no memory item with that id' },
-  LCM_SUMMARY_NOT_FOUND: { retryable: false, status: 404, summary: 'no readable context summary with that id' },
+  LCM_SUMMARY_NOT_FOUND: {
+    retryable: false,
+    status: 404,
+    summary: 'no readable context summary with that id',
+  },
   MEM_IMPORT_INVALID: {
     retryable: false,
     status: 400,

@@ -135,6 +135,7 @@ export {
   LANE_MODES,
   type LaneMode,
   laneItemsAnswerSchema,
+  lcmAnswerSchema,
   llmHealthAnswerSchema,
   memoryDoctorAnswerSchema,
   memoryItemsAnswerSchema,

@@ -190,6 +190,9 @@ export const memoryStatsAnswerSchema = z.looseObject({});
 /** `GET /api/agents/:agent/memory/doctor`: a report whose `ok: false` fails the command. */
 export const memoryDoctorAnswerSchema = z.looseObject({ ok: z.boolean().optional() });
 
+/** `/api/agents/:agent/lcm/grep|describe|expand`: the lcm answer as the agent's tools give it. */
+export const lcmAnswerSchema = z.looseObject({ text: z.string() });
+
 /** `GET /api/workflows`. */
 export const workflowListingsAnswerSchema = z.looseObject({ workflows: z.array(workflowListingSchema) });
 /** `GET /api/workflows/runs/:id`, and each call that starts, decides or cancels a run. */

@@ -7,6 +7,7 @@ export {
   lcmExpand,
   lcmGrep,
 } from './lcm-queries.js';
+export { lcmRoutes } from './lcm-routes.js';
 export { createLcmTools } from './lcm-tools.js';
 export { LOSSLESS_DEFAULTS, type LosslessSettings } from './lossless-settings.js';
 export { type SummaryNode, SummaryStore } from './summary-store.js';

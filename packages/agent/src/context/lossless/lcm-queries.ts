@@ -1,7 +1,13 @@
 import { OpenLegionError } from '@openlegion/protocol';
-import { contentText } from '../transcript.js';
 import { estimateTokens } from '../token-estimate.js';
-import { MAX_TERM_CHARS, MAX_TERMS, type StoredLine, type SummaryNode, type SummaryStore } from './summary-store.js';
+import { contentText } from '../transcript.js';
+import {
+  MAX_TERM_CHARS,
+  MAX_TERMS,
+  type StoredLine,
+  type SummaryNode,
+  type SummaryStore,
+} from './summary-store.js';
 
 /** Token caps on what each lcm answer holds: one answer must not flood the prompt it lands in. */
 export const LCM_GREP_MAX_TOKENS = 2_000;
@@ -48,7 +54,8 @@ export function lcmGrep(
   const terms = grepTerms(request.pattern);
   const summaries = store.grepSummaries(terms, request.limit, request.conversationId);
   const messages = store.grepMessages(terms, request.limit, request.conversationId);
-  if (summaries.length === 0 && messages.length === 0) return `No messages or summaries hold "${request.pattern}".`;
+  if (summaries.length === 0 && messages.length === 0)
+    return `No messages or summaries hold "${request.pattern}".`;
   const lines = [
     ...summaries.map(
       (node) =>
@@ -84,7 +91,9 @@ export function lcmDescribe(store: SummaryStore, id: number): string {
   }
   const lines = [
     ...node.content.split('\n'),
-    ...children.map((child) => `- S${child.id} messages ${child.start + 1}–${child.end}: ${snippet(child.content, '')}`),
+    ...children.map(
+      (child) => `- S${child.id} messages ${child.start + 1}–${child.end}: ${snippet(child.content, '')}`,
+    ),
   ];
   return capLines(head.join('\n'), lines, LCM_DESCRIBE_MAX_TOKENS, 'lcm_describe a child for its part');
 }
@@ -113,7 +122,10 @@ export function lcmExpand(
     end = Number.MAX_SAFE_INTEGER;
     label = `conversation ${conversationId}`;
   } else {
-    throw new OpenLegionError('REQUEST_INVALID', 'give a summary id, or a conversation and a message number (from)');
+    throw new OpenLegionError(
+      'REQUEST_INVALID',
+      'give a summary id, or a conversation and a message number (from)',
+    );
   }
   const from = Math.max(start, (request.from ?? start + 1) - 1);
   if (from >= end) {
@@ -144,9 +156,13 @@ export function lcmExpand(
 function summaryOrThrow(store: SummaryStore, id: number): SummaryNode {
   const node = store.get(id);
   if (!node) {
-    throw new OpenLegionError('LCM_SUMMARY_NOT_FOUND', `no readable summary S${id}; lcm_grep finds summaries and messages`, {
-      details: { summary: id },
-    });
+    throw new OpenLegionError(
+      'LCM_SUMMARY_NOT_FOUND',
+      `no readable summary S${id}; lcm_grep finds summaries and messages`,
+      {
+        details: { summary: id },
+      },
+    );
   }
   return node;
 }
@@ -166,7 +182,9 @@ function snippet(text: string, term: string): string {
 }
 
 function clip(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}[… ${text.length - maxChars} characters cut]`;
+  return text.length <= maxChars
+    ? text
+    : `${text.slice(0, maxChars)}[… ${text.length - maxChars} characters cut]`;
 }
 
 function capLines(head: string, lines: readonly string[], maxTokens: number, hint: string): string {
@@ -180,6 +198,7 @@ function capLines(head: string, lines: readonly string[], maxTokens: number, hin
     tokens += cost;
     shown++;
   }
-  if (shown < lines.length) out.push(`[cut at ${maxTokens} tokens: ${lines.length - shown} more lines; ${hint}]`);
+  if (shown < lines.length)
+    out.push(`[cut at ${maxTokens} tokens: ${lines.length - shown} more lines; ${hint}]`);
   return out.join('\n');
 }

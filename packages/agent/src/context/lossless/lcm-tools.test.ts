@@ -15,7 +15,10 @@ const context = { workspace: '/tmp', signal: new AbortController().signal };
 async function setUp(turns = 200) {
   const { conversations, db } = openStores();
   for (let index = 1; index <= turns; index++) {
-    conversations.append('c1', chatTurn(index, index === 7 ? 'The vault door code is 7391-ZETA.' : undefined));
+    conversations.append(
+      'c1',
+      chatTurn(index, index === 7 ? 'The vault door code is 7391-ZETA.' : undefined),
+    );
   }
   const store = new SummaryStore(db);
   const body = conversations.list('c1') as LlmMessage[];
@@ -27,7 +30,13 @@ async function setUp(turns = 200) {
     logger: pino({ level: 'silent' }),
   };
   // One leaf over the whole chat: a huge span to expand.
-  const [leaf] = await summariseLeaves(deps, { conversationId: 'c1', signal: context.signal }, body, 0, body.length);
+  const [leaf] = await summariseLeaves(
+    deps,
+    { conversationId: 'c1', signal: context.signal },
+    body,
+    0,
+    body.length,
+  );
   const tools = Object.fromEntries(createLcmTools(() => store).map((tool) => [tool.name, tool]));
   const run = async (name: string, input: unknown): Promise<ToolResult & { text: string }> => {
     const tool = tools[name] as AgentTool;
@@ -92,6 +101,8 @@ describe('lcm tools', () => {
     const past = await run('lcm_expand', { id: leaf?.id, from: 41 });
     expect(past.text).toBe(`REQUEST_INVALID: message 41 is past the end of S${leaf?.id} (messages 1–40)`);
     const nothing = await run('lcm_expand', {});
-    expect(nothing.text).toBe('REQUEST_INVALID: give a summary id, or a conversation and a message number (from)');
+    expect(nothing.text).toBe(
+      'REQUEST_INVALID: give a summary id, or a conversation and a message number (from)',
+    );
   });
 });

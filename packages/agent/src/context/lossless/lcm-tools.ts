@@ -22,7 +22,12 @@ const describeInput = z.object({ id: summaryId });
 
 const expandInput = z.object({
   id: summaryId.optional(),
-  conversation: z.string().min(1).max(200).optional().describe('Expand this conversation (with from) instead of a summary'),
+  conversation: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Expand this conversation (with from) instead of a summary'),
   from: z.number().int().min(1).optional().describe('First message number (#) to show; to page on'),
 });
 

@@ -73,10 +73,16 @@ describe('the lossless context manager', () => {
     expect(system).toContain('## Conversation summaries');
     expect(system).toMatch(/\[S\d+ · depth [1-9]/);
     // The fresh tail: the newest messages are sent verbatim.
-    expect(last.messages.some((message) => String(message.content).includes('Turn 300 begins here.'))).toBe(true);
+    expect(last.messages.some((message) => String(message.content).includes('Turn 300 begins here.'))).toBe(
+      true,
+    );
     expect(new SummaryStore(h.db).all('c1').some((node) => node.depth >= 2)).toBe(true);
     expect(peak).toBeGreaterThan(WINDOW * 0.5);
-    expect(h.events.some((event) => event.type === 'notice' && /Summarised \d+ older messages/.test(event.message))).toBe(true);
+    expect(
+      h.events.some(
+        (event) => event.type === 'notice' && /Summarised \d+ older messages/.test(event.message),
+      ),
+    ).toBe(true);
   });
 
   it('skips a corrupted summary row with a warning and keeps answering', async () => {
@@ -94,7 +100,9 @@ describe('the lossless context manager', () => {
     expect(system).not.toContain(`[S${first?.id} `);
     expect(system).not.toContain(`[S${second?.id} `);
     expect(prepared.messages.at(-2)?.content).toContain('Turn 121 begins here.');
-    const warnings = h.lines.filter((line) => line.level === 40 && line.msg.startsWith('lcm summary row is unreadable'));
+    const warnings = h.lines.filter(
+      (line) => line.level === 40 && line.msg.startsWith('lcm summary row is unreadable'),
+    );
     expect(warnings).toHaveLength(2);
   });
 
@@ -120,7 +128,9 @@ describe('the lossless context manager', () => {
     });
     for (let index = 4; index <= 20; index++) h.conversations.append('c1', chatTurn(index));
     const prepared = await h.manager.compact(h.request(), 'directive');
-    expect(String(prepared.messages[0]?.content)).toContain('Messages 1–32 of this conversation are summarised');
+    expect(String(prepared.messages[0]?.content)).toContain(
+      'Messages 1–32 of this conversation are summarised',
+    );
     expect(prepared.messages).toHaveLength(1 + 8);
   });
 });

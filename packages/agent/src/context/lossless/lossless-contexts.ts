@@ -8,8 +8,8 @@ import type { FastTierCall } from '../fast-tier.js';
 import { messageFingerprint } from '../message-fingerprint.js';
 import { groupMessages, lastGroupsStart } from '../message-groups.js';
 import type { TokenCounter } from '../token-counter.js';
-import { buildLosslessView } from './lossless-view.js';
 import type { LosslessSettings } from './lossless-settings.js';
+import { buildLosslessView } from './lossless-view.js';
 import {
   condenseFull,
   condenseOnce,
@@ -73,7 +73,8 @@ export class LosslessContexts {
       const tail = freshTailStart(conversation.body, lossless.freshTailMessages);
       if (tail > assembly.covered) {
         let outside = 0;
-        for (let index = assembly.covered; index < tail; index++) outside += messageTokens(conversation.body[index]);
+        for (let index = assembly.covered; index < tail; index++)
+          outside += messageTokens(conversation.body[index]);
         if (outside >= lossless.minOutsideTokens || measured.usedRatio >= lossless.forceAt) {
           assembly = await this.#summarise(request, conversation, assembly.covered, tail);
           measured = await this.#measure(request, conversation, assembly);

@@ -41,17 +41,21 @@ export function captureLogger() {
  * later in a message is not carried by the summary), and counts its calls.
  */
 export function firstSentenceTier(): FastTierCall & { calls: number } {
-  const call = (async ({ user }: { user: string }) => {
-    call.calls++;
+  const state = { calls: 0 };
+  const call: FastTierCall = async ({ user }) => {
+    state.calls++;
     return user
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => (line.match(/^[^.!?]*[.!?]?/)?.[0] ?? line).slice(0, 60))
       .slice(0, 6)
       .join('\n');
-  }) as FastTierCall & { calls: number };
-  call.calls = 0;
-  return call;
+  };
+  return Object.assign(call, {
+    get calls() {
+      return state.calls;
+    },
+  });
 }
 
 /** Turn `i` of a deterministic chat: a user line (with a fact when given) and a reply. */
@@ -70,7 +74,9 @@ export function toolRound(index: number): StoredMessage[] {
     {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: `{"path":"f${index}"}` } }],
+      tool_calls: [
+        { id, type: 'function', function: { name: 'read_file', arguments: `{"path":"f${index}"}` } },
+      ],
     },
     { role: 'tool', tool_call_id: id, content: `Contents of file ${index}. Line two of the file.` },
   ];

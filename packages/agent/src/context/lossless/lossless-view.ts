@@ -15,8 +15,8 @@ export function buildLosslessView(
   hidden: number,
   wrapUpNote?: string,
 ): LlmMessage[] {
-  const sections = [summaryBlock(active, covered, hidden), wrapUpNote].filter(
-    (text): text is string => Boolean(text),
+  const sections = [summaryBlock(active, covered, hidden), wrapUpNote].filter((text): text is string =>
+    Boolean(text),
   );
   const recent = repairToolPairs(conversation.body.slice(covered));
   if (sections.length === 0) return conversation.system ? [conversation.system, ...recent] : recent;
@@ -44,7 +44,9 @@ export function summaryBlock(active: readonly SummaryNode[], covered: number, hi
     parts.push(`(${hidden} older summaries are not shown for room; lcm_grep still finds what they hold.)`);
   }
   for (const node of shown) {
-    parts.push(`[S${node.id} · depth ${node.depth} · messages ${node.start + 1}–${node.end}]\n${node.content}`);
+    parts.push(
+      `[S${node.id} · depth ${node.depth} · messages ${node.start + 1}–${node.end}]\n${node.content}`,
+    );
   }
   return parts.join('\n\n');
 }

@@ -4,7 +4,7 @@ import type { SummaryMode } from './summary-store.js';
 
 const NORMAL_PROMPT = [
   'You summarise part of a long conversation between a user and an AI agent. The original messages',
-  'stay stored and searchable; your summary stands in for them in the agent\'s prompt. Keep decisions,',
+  "stay stored and searchable; your summary stands in for them in the agent's prompt. Keep decisions,",
   'results, open tasks, and the exact names, numbers, dates, paths and identifiers. Compact prose or',
   'bullets, no preamble. Reply with the summary text only.',
 ].join('\n');

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { LlmMessage } from '../context-manager.js';
 import { groupMessages } from '../message-groups.js';
 import { chatTurn, firstSentenceTier, openStores, SMALL_SETTINGS, toolRound } from './lossless-test-kit.js';
-import { condenseFull, condenseOnce, freshTailStart, leafSpans, messageTokens, summariseLeaves } from './summary-dag.js';
+import {
+  condenseFull,
+  condenseOnce,
+  freshTailStart,
+  leafSpans,
+  messageTokens,
+  summariseLeaves,
+} from './summary-dag.js';
 import { SummaryStore } from './summary-store.js';
 
 const logger = pino({ level: 'silent' });
@@ -85,7 +92,13 @@ describe('the summary DAG', () => {
   it('condenses as few as 2 (the floor) under pressure, and not 1', async () => {
     const { db } = openStores();
     const store = new SummaryStore(db);
-    const deps = { store, call: firstSentenceTier(), settings: SMALL_SETTINGS, clock: new FakeClock(0), logger };
+    const deps = {
+      store,
+      call: firstSentenceTier(),
+      settings: SMALL_SETTINGS,
+      clock: new FakeClock(0),
+      logger,
+    };
     const body = conversation(30);
     const spans = leafSpans(body, 0, body.length, SMALL_SETTINGS.leafChunkTokens);
     const twoLeavesEnd = spans[1]?.[1] ?? 0;
@@ -120,7 +133,13 @@ describe('the summary DAG', () => {
       if (!next) throw new Error('unexpected call');
       return next();
     };
-    const deps = { store, call, settings: { ...SMALL_SETTINGS, leafChunkTokens: 10_000 }, clock: new FakeClock(0), logger };
+    const deps = {
+      store,
+      call,
+      settings: { ...SMALL_SETTINGS, leafChunkTokens: 10_000 },
+      clock: new FakeClock(0),
+      logger,
+    };
     const half = groupMessages(body).find((group) => group.start >= body.length / 2)?.start ?? 0;
     for (const [from, to] of [
       [0, half],

@@ -136,7 +136,9 @@ export async function condenseOnce(deps: DagDeps, request: DagRequest): Promise<
 async function condenseRun(deps: DagDeps, request: DagRequest, run: readonly SummaryNode[]): Promise<void> {
   const first = run[0] as SummaryNode; // callers pass at least two
   const last = run[run.length - 1] as SummaryNode;
-  const text = run.map((node) => `[S${node.id}, messages ${node.start + 1}–${node.end}]\n${node.content}`).join('\n\n');
+  const text = run
+    .map((node) => `[S${node.id}, messages ${node.start + 1}–${node.end}]\n${node.content}`)
+    .join('\n\n');
   const summary = await summariseSpan(deps.call, {
     text,
     targetTokens: deps.settings.condensedTargetTokens,
