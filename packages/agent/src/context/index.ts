@@ -21,5 +21,12 @@ export {
   SUMMARY_CHUNK_CHARS,
   SUMMARY_MAX_CALLS,
 } from './long-result-summariser.js';
+export {
+  createLcmTools,
+  LOSSLESS_DEFAULTS,
+  type LosslessSettings,
+  lcmRoutes,
+  SummaryStore,
+} from './lossless/index.js';
 export { TokenCounter, type TokenizerKind, tokenizerFor } from './token-counter.js';
 export { estimateTokens } from './token-estimate.js';
