@@ -75,7 +75,9 @@ describe('the lossless strategy with a fast tier over HTTP', () => {
     // The fact left the prompt: the summaries hold only the fast tier's words.
     expect(JSON.stringify(last)).not.toContain('6543');
     expect(String(last[0]?.content)).toContain(SUMMARY);
-    expect(llm.requests.filter((request) => (request.body as { model?: string }).model === 'fast').length).toBeGreaterThan(0);
+    expect(
+      llm.requests.filter((request) => (request.body as { model?: string }).model === 'fast').length,
+    ).toBeGreaterThan(0);
 
     const store = new SummaryStore(openDatabase(join(dir, 'agent.db')));
     const tools = Object.fromEntries(createLcmTools(() => store).map((tool) => [tool.name, tool]));
@@ -91,7 +93,9 @@ describe('the lossless strategy with a fast tier over HTTP', () => {
     const found = await run('lcm_grep', { pattern: 'staging port' });
     expect(found).toContain('message #3 (conversation-1, user):');
     // The leaf whose span holds message #3, found through the DAG, expands back to the fact.
-    const leaf = store.all('conversation-1').find((node) => node.depth === 0 && node.start <= 2 && node.end > 2);
+    const leaf = store
+      .all('conversation-1')
+      .find((node) => node.depth === 0 && node.start <= 2 && node.end > 2);
     expect(leaf).toBeDefined();
     const described = await run('lcm_describe', { id: `S${leaf?.id}` });
     expect(described).toMatch(/parent: S\d+|parent: none/);
