@@ -49,10 +49,6 @@ export function createContextManager(deps: ContextManagerDeps): ClosableContextM
   const clock = deps.clock ?? systemClock;
   const call = deps.fastTierCall ?? createFastTierCall(deps.llm, deps.fastModel ?? FAST_TIER_MODEL);
   const counter = deps.tokenCounter ?? new TokenCounter();
-  if (deps.settings.strategy === 'lossless') {
-    const manager = createLosslessManager({ ...deps, db, clock, call, counter });
-    return { ...manager, close: () => (ownsDatabase ? db.close() : undefined) };
-  }
   const services: ContextServices = {
     settings: deps.settings,
     call,
@@ -66,6 +62,10 @@ export function createContextManager(deps: ContextManagerDeps): ClosableContextM
     clock,
     logger: deps.logger,
   };
+  if (deps.settings.strategy === 'lossless') {
+    const lossless = createLosslessManager({ ...deps, db, clock, call, counter, flush: services });
+    return { ...lossless, close: () => (ownsDatabase ? db.close() : undefined) };
+  }
   const manager = new ConversationContexts(services, counter);
   return {
     prepare: (request) => manager.serial(request.conversationId, () => manager.prepare(request)),

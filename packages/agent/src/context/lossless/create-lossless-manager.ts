@@ -2,7 +2,7 @@ import type { Clock } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import type { Logger } from 'pino';
 import type { ContextManager } from '../context-manager.js';
-import type { ContextSettings } from '../context-services.js';
+import type { ContextServices, ContextSettings } from '../context-services.js';
 import type { FastTierCall } from '../fast-tier.js';
 import type { TokenCounter } from '../token-counter.js';
 import { LosslessContexts } from './lossless-contexts.js';
@@ -18,10 +18,13 @@ export function createLosslessManager(deps: {
   counter: TokenCounter;
   clock: Clock;
   logger: Logger;
+  /** The flush's services: spans are read for facts before they are summarised. */
+  flush?: ContextServices | undefined;
 }): ContextManager {
   const contexts = new LosslessContexts(
     {
       settings: deps.settings,
+      ...(deps.flush ? { flush: deps.flush } : {}),
       lossless: { ...LOSSLESS_DEFAULTS, ...deps.lossless },
       call: deps.call,
       store: new SummaryStore(deps.db, deps.logger),

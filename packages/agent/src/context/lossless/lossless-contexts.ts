@@ -1,10 +1,12 @@
 import type { Clock } from '@openlegion/infra/clock';
 import type { Logger } from 'pino';
 import type { ContextRequest, PreparedContext } from '../context-manager.js';
-import type { ContextSettings } from '../context-services.js';
+import type { ContextServices, ContextSettings } from '../context-services.js';
+import { EMPTY_CONTEXT_STATE } from '../context-state-store.js';
 import { type SplitConversation, splitConversation } from '../context-view.js';
 import { contextWindowFor } from '../context-window.js';
 import type { FastTierCall } from '../fast-tier.js';
+import { runFlush } from '../flush-step.js';
 import { messageFingerprint } from '../message-fingerprint.js';
 import { groupMessages, lastGroupsStart } from '../message-groups.js';
 import type { TokenCounter } from '../token-counter.js';
@@ -27,6 +29,11 @@ const MAX_PRESSURE_CONDENSES = 8;
 
 export interface LosslessServices {
   settings: ContextSettings;
+  /**
+   * The other strategies' services: the flush reads each span for facts (saved to memory,
+   * MEMORY.md and the day's log) before it is summarised, as under `adaptive`.
+   */
+  flush?: ContextServices;
   lossless: LosslessSettings;
   call: FastTierCall;
   store: SummaryStore;
@@ -125,6 +132,9 @@ export class LosslessContexts {
       'conversation was reset; its lcm summaries start over',
     );
     store.forget(request.conversationId);
+    const flush = this.#services.flush;
+    if (flush)
+      flush.store.save(request.conversationId, { ...EMPTY_CONTEXT_STATE, facts: [] }, flush.clock.now());
     return { active: [], covered: 0, hidden: 0 };
   }
 
@@ -134,6 +144,7 @@ export class LosslessContexts {
     from: number,
     to: number,
   ): Promise<Assembly> {
+    await this.#flush(request, conversation, to);
     const leaves = await summariseLeaves(this.#dag, request, conversation.body, from, to);
     await condenseFull(this.#dag, request);
     this.#services.logger.info(
@@ -145,6 +156,19 @@ export class LosslessContexts {
       message: `Summarised ${to - from} older messages into the context store (nothing is lost: lcm_grep finds them).`,
     });
     return this.#load(request, conversation);
+  }
+
+  /**
+   * Read the messages before `to` that no flush has read for facts; a failure is logged by the
+   * flush and leaves them unread, so the next summary tries again. Never blocks the summary.
+   */
+  async #flush(request: ContextRequest, conversation: SplitConversation, to: number): Promise<void> {
+    const flush = this.#services.flush;
+    if (!flush) return;
+    const state = flush.store.load(request.conversationId);
+    const unread = state.flushedThrough > conversation.body.length ? { ...state, flushedThrough: 0 } : state;
+    if (unread.flushedThrough >= to) return;
+    await runFlush(flush, request, conversation.body.slice(0, to), unread);
   }
 
   /** Over `forceAt`: condense with the floor fanout, then shrink the tail, then hide old summaries. */

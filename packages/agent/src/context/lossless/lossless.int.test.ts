@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeClock } from '@openlegion/infra/clock';
 import { openDatabase } from '@openlegion/infra/sqlite';
@@ -19,6 +19,9 @@ const MODEL = 'openai/gpt-4o';
 const EARLY_FACT = 'The staging database port is 6543 and the owner is Ines Varga.';
 /** The fast tier's one answer: it carries no fact, so the fact can only come back through the store. */
 const SUMMARY = 'The user and the agent worked through several parts of the plan.';
+const FLUSH_FACTS = JSON.stringify({
+  facts: [{ key: 'staging port', value: 'The staging database port is 6543', category: 'entities' }],
+});
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -27,7 +30,18 @@ afterEach(async () => {
 describe('the lossless strategy with a fast tier over HTTP', () => {
   it('after a 300-turn chat an early fact comes back through lcm_grep and lcm_expand', async () => {
     const llm = await startFakeLlm({
-      script: { models: ['fast', MODEL], rules: [{ match: { model: 'fast' }, reply: { text: SUMMARY } }] },
+      script: {
+        models: ['fast', MODEL],
+        rules: [
+          // The flush reads each span for facts before it is summarised.
+          {
+            match: { model: 'fast', last_message_regex: '^Transcript:[\\s\\S]*6543' },
+            reply: { text: FLUSH_FACTS },
+          },
+          { match: { model: 'fast', last_message_regex: '^Transcript:' }, reply: { text: '{"facts":[]}' } },
+          { match: { model: 'fast' }, reply: { text: SUMMARY } },
+        ],
+      },
     });
     const { conversations, db, dir } = openStores();
     const memory = MemoryEngine.open({ file: join(dir, 'memory.db') });
@@ -78,6 +92,11 @@ describe('the lossless strategy with a fast tier over HTTP', () => {
     expect(
       llm.requests.filter((request) => (request.body as { model?: string }).model === 'fast').length,
     ).toBeGreaterThan(0);
+
+    // Read for facts before it left the prompt, as under the other strategies.
+    expect(readFileSync(join(dir, 'workspace', 'MEMORY.md'), 'utf8')).toContain(
+      'The staging database port is 6543',
+    );
 
     const store = new SummaryStore(openDatabase(join(dir, 'agent.db')));
     const tools = Object.fromEntries(createLcmTools(() => store).map((tool) => [tool.name, tool]));
