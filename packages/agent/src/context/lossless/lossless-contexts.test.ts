@@ -133,4 +133,15 @@ describe('the lossless context manager', () => {
     );
     expect(prepared.messages).toHaveLength(1 + 8);
   });
+
+  it('after an overflow learns a smaller window and brings the prompt under it', async () => {
+    const h = harness();
+    for (let index = 1; index <= 40; index++) h.conversations.append('c1', chatTurn(index));
+    const before = await h.manager.prepare(h.request());
+    expect(before.promptTokens).toBeGreaterThan(1_500);
+    // The provider refused this prompt: its window is smaller than the configured 4,000.
+    const after = await h.manager.compact(h.request(), 'overflow');
+    expect(after.promptTokens).toBeLessThan(before.promptTokens * 0.95 * SMALL_SETTINGS.forceAt);
+    expect(h.lines.some((line) => line.msg.startsWith('the model refused a prompt as too long'))).toBe(true);
+  });
 });

@@ -24,6 +24,9 @@ import type { SummaryNode, SummaryStore } from './summary-store.js';
 
 /** Under pressure the tail shrinks to this many message groups (as the hard prune keeps). */
 const PRESSURE_TAIL_GROUPS = 4;
+/** After an overflow the window is taken to be a little under the prompt the provider refused. */
+const OVERFLOW_WINDOW_SHARE = 0.95;
+const MIN_WINDOW_TOKENS = 1_000;
 /** Condensations tried under pressure in one call before the tail shrinks. */
 const MAX_PRESSURE_CONDENSES = 8;
 
@@ -58,6 +61,8 @@ export class LosslessContexts {
   readonly #services: LosslessServices;
   readonly #counter: TokenCounter;
   readonly #dag: DagDeps;
+  /** Windows learned from overflow errors, per model: the provider knows better than the table. */
+  readonly #learnedWindows = new Map<string, number>();
 
   constructor(services: LosslessServices, counter: TokenCounter) {
     this.#services = services;
@@ -98,6 +103,8 @@ export class LosslessContexts {
   async compact(request: ContextRequest, reason: 'overflow' | 'directive'): Promise<PreparedContext> {
     const conversation = splitConversation(request.messages);
     let assembly = this.#load(request, conversation);
+    if (reason === 'overflow')
+      this.#learnWindow(request, await this.#measure(request, conversation, assembly));
     const tail = freshTailStart(conversation.body, this.#services.lossless.freshTailMessages);
     if (tail > assembly.covered) {
       assembly = await this.#summarise(request, conversation, assembly.covered, tail);
@@ -207,7 +214,18 @@ export class LosslessContexts {
   }
 
   #window(model: string): number {
-    return contextWindowFor(model, this.#services.settings.window_tokens);
+    const configured = contextWindowFor(model, this.#services.settings.window_tokens);
+    return Math.min(configured, this.#learnedWindows.get(model) ?? configured);
+  }
+
+  #learnWindow(request: ContextRequest, refused: PreparedContext): void {
+    const learned = Math.max(MIN_WINDOW_TOKENS, Math.floor(refused.promptTokens * OVERFLOW_WINDOW_SHARE));
+    if (learned >= this.#window(request.model)) return;
+    this.#learnedWindows.set(request.model, learned);
+    this.#services.logger.warn(
+      { model: request.model, refused_tokens: refused.promptTokens, window_tokens: learned },
+      'the model refused a prompt as too long; using a smaller window for it',
+    );
   }
 
   async #measure(
