@@ -34,6 +34,11 @@ const script = {
       },
     },
     { match: { model: 'fast', last_message_regex: '^Transcript:' }, reply: { text: '{"facts":[]}' } },
+    // A lossless leaf summary (the default strategy) of a span holding the fact.
+    {
+      match: { model: 'fast', last_message_regex: '^#1 \\[user\\][\\s\\S]*4417' },
+      reply: { text: "The user's locker code is 4417; then the spring release plan, section by section." },
+    },
     {
       match: { model: 'fast', last_message_regex: '^Current memory:' },
       reply: {

@@ -88,7 +88,7 @@ export const agentSelfSchema = z.object({
       flush_at: z.number().default(0.6),
       compact_at: z.number().default(0.7),
       wrap_up_at: z.number().default(0.8),
-      strategy: z.enum(['adaptive', 'progressive', 'truncate', 'lossless']).default('adaptive'),
+      strategy: z.enum(['adaptive', 'progressive', 'truncate', 'lossless']).default('lossless'),
       keep_turns: z.number().int().positive().default(4),
     })
     .prefault({}),

@@ -60,7 +60,11 @@ const contextSchema = z
     compact_at: z.number().gt(0).lt(1).default(0.7),
     /** The prompt asks the model to wrap up or save facts. */
     wrap_up_at: z.number().gt(0).lt(1).default(0.8),
-    strategy: z.enum(COMPACTION_STRATEGIES).default('adaptive'),
+    /**
+     * `lossless` by default: nothing leaves for good (the summary DAG and the lcm tools get every
+     * message back); `adaptive`, `progressive` and `truncate` fold or drop older turns instead.
+     */
+    strategy: z.enum(COMPACTION_STRATEGIES).default('lossless'),
     /** Recent turns always kept verbatim by compaction. */
     keep_turns: z.number().int().min(1).max(100).default(4),
   })

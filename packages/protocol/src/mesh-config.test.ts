@@ -93,7 +93,7 @@ describe('meshConfigSchema', () => {
       flush_at: 0.6,
       compact_at: 0.7,
       wrap_up_at: 0.8,
-      strategy: 'adaptive',
+      strategy: 'lossless',
       keep_turns: 4,
     });
     expect(agent?.loop).toEqual({ max_tool_rounds: 30, max_task_iterations: 20 });

@@ -166,8 +166,8 @@ export class LosslessContexts {
   }
 
   /**
-   * Read the messages before `to` that no flush has read for facts; a failure is logged by the
-   * flush and leaves them unread, so the next summary tries again. Never blocks the summary.
+   * Read the messages before `to` that no flush has read for facts, once: a failure is logged by
+   * the flush and not retried (the messages stay in the store). Never blocks the summary.
    */
   async #flush(request: ContextRequest, conversation: SplitConversation, to: number): Promise<void> {
     const flush = this.#services.flush;
@@ -175,7 +175,11 @@ export class LosslessContexts {
     const state = flush.store.load(request.conversationId);
     const unread = state.flushedThrough > conversation.body.length ? { ...state, flushedThrough: 0 } : state;
     if (unread.flushedThrough >= to) return;
-    await runFlush(flush, request, conversation.body.slice(0, to), unread);
+    const after = await runFlush(flush, request, conversation.body.slice(0, to), unread);
+    // One try per span: a failing fast tier must not re-read the growing history at every summary.
+    if (after.flushedThrough < to) {
+      flush.store.save(request.conversationId, { ...after, flushedThrough: to }, flush.clock.now());
+    }
   }
 
   /** Over `forceAt`: condense with the floor fanout, then shrink the tail, then hide old summaries. */
