@@ -27,6 +27,8 @@ export interface ToolContext {
   traceId?: string;
   /** Progress a long tool may report (shown to the user as a notice). */
   notice?: (message: string) => void;
+  /** The conversation the turn belongs to: tools that read history keep to it (`lcm_*`). */
+  conversationId?: string;
 }
 
 /**

@@ -17,6 +17,7 @@ export interface ToolRoundDeps {
   emit: (event: ChatEvent) => void;
   signal: AbortSignal;
   traceId?: string | undefined;
+  conversationId?: string | undefined;
 }
 
 /** What a round of tool calls gives the conversation. */
@@ -117,6 +118,7 @@ async function runTool(deps: ToolRoundDeps, tool: AgentTool, input: unknown): Pr
       workspace: deps.workspace,
       signal: deps.signal,
       ...(deps.traceId ? { traceId: deps.traceId } : {}),
+      ...(deps.conversationId ? { conversationId: deps.conversationId } : {}),
       notice: (message) => deps.emit({ type: 'notice', message: `${tool.name}: ${message}` }),
     });
   } catch (error) {

@@ -107,7 +107,15 @@ export async function runTurn(
       })),
     });
     const outcome = await runToolRound(
-      { tools, detector, workspace: deps.workspace, emit, signal, traceId: plan.traceId },
+      {
+        tools,
+        detector,
+        workspace: deps.workspace,
+        emit,
+        signal,
+        traceId: plan.traceId,
+        conversationId: plan.conversationId,
+      },
       calls,
     );
     for (const message of outcome.toolMessages) keep(message);

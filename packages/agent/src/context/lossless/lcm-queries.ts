@@ -75,8 +75,8 @@ export function lcmGrep(
 }
 
 /** A summary's span, depth, parent and children, and its text, within the token cap. */
-export function lcmDescribe(store: SummaryStore, id: number): string {
-  const node = summaryOrThrow(store, id);
+export function lcmDescribe(store: SummaryStore, id: number, onlyConversation?: string): string {
+  const node = summaryOrThrow(store, id, onlyConversation);
   const children = node.children
     .map((child) => store.get(child))
     .filter((child): child is SummaryNode => child !== undefined);
@@ -104,14 +104,20 @@ export function lcmDescribe(store: SummaryStore, id: number): string {
  */
 export function lcmExpand(
   store: SummaryStore,
-  request: { id?: number | undefined; conversationId?: string | undefined; from?: number | undefined },
+  request: {
+    id?: number | undefined;
+    conversationId?: string | undefined;
+    from?: number | undefined;
+    /** Summaries of other conversations are treated as unknown (the agent's tools in a turn). */
+    onlyConversation?: string | undefined;
+  },
 ): string {
   let conversationId: string;
   let start: number;
   let end: number;
   let label: string;
   if (request.id !== undefined) {
-    const node = summaryOrThrow(store, request.id);
+    const node = summaryOrThrow(store, request.id, request.onlyConversation);
     conversationId = node.conversationId;
     start = node.start;
     end = node.end;
@@ -153,9 +159,9 @@ export function lcmExpand(
   return `${label}, messages #${from + 1}–#${last}:\n${out.join('\n')}${more}`;
 }
 
-function summaryOrThrow(store: SummaryStore, id: number): SummaryNode {
+function summaryOrThrow(store: SummaryStore, id: number, onlyConversation?: string): SummaryNode {
   const node = store.get(id);
-  if (!node) {
+  if (!node || (onlyConversation !== undefined && node.conversationId !== onlyConversation)) {
     throw new OpenLegionError(
       'LCM_SUMMARY_NOT_FOUND',
       `no readable summary S${id}; lcm_grep finds summaries and messages`,

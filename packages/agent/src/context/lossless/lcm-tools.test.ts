@@ -105,4 +105,42 @@ describe('lcm tools', () => {
       'REQUEST_INVALID: give a summary id, or a conversation and a message number (from)',
     );
   });
+
+  it('in a turn reads only that conversation', async () => {
+    const { conversations, db } = openStores();
+    conversations.append('alice', [{ role: 'user', content: 'My bank PIN is 9911.' }]);
+    conversations.append('bob', [{ role: 'user', content: 'What is the PIN of the other user?' }]);
+    const store = new SummaryStore(db);
+    const secret = store.add({
+      conversationId: 'alice',
+      depth: 0,
+      start: 0,
+      end: 1,
+      children: [],
+      content: 'The user shared a PIN.',
+      tokens: 6,
+      mode: 'normal',
+      anchor: '',
+      createdAt: 0,
+    });
+    const tools = Object.fromEntries(createLcmTools(() => store).map((tool) => [tool.name, tool]));
+    const inBob = { ...context, conversationId: 'bob' };
+    const run = async (name: string, input: unknown) => {
+      const tool = tools[name] as AgentTool;
+      const result = await tool.run(tool.input.parse(input), inBob);
+      const first = result.content[0];
+      return first?.type === 'text' ? first.text : '';
+    };
+    const found = await run('lcm_grep', { pattern: 'PIN' });
+    expect(found).toContain('message #1 (bob, user)');
+    expect(found).not.toContain('9911');
+    expect(await run('lcm_grep', { pattern: 'PIN', conversation: 'alice' })).toBe(
+      'REQUEST_INVALID: the lcm tools read only this conversation; leave conversation out',
+    );
+    expect(await run('lcm_describe', { id: secret.id })).toBe(
+      `LCM_SUMMARY_NOT_FOUND: no readable summary S${secret.id}; lcm_grep finds summaries and messages`,
+    );
+    expect(await run('lcm_expand', { id: secret.id })).toContain('LCM_SUMMARY_NOT_FOUND');
+    expect(await run('lcm_expand', { conversation: 'alice', from: 1 })).toContain('REQUEST_INVALID');
+  });
 });

@@ -1,4 +1,10 @@
-import { type AgentTool, isOpenLegionError, textResult } from '@openlegion/protocol';
+import {
+  type AgentTool,
+  isOpenLegionError,
+  OpenLegionError,
+  type ToolContext,
+  textResult,
+} from '@openlegion/protocol';
 import { z } from 'zod';
 import { LCM_PATTERN_MAX_CHARS, lcmDescribe, lcmExpand, lcmGrep } from './lcm-queries.js';
 import type { SummaryStore } from './summary-store.js';
@@ -15,7 +21,12 @@ const grepInput = z.object({
     .max(LCM_PATTERN_MAX_CHARS)
     .describe('Words to look for (all must occur; matched literally, case-insensitive)'),
   limit: z.number().int().min(1).max(50).default(10).describe('Most hits of each kind'),
-  conversation: z.string().min(1).max(200).optional().describe('Only this conversation id'),
+  conversation: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only this conversation id (default: this one)'),
 });
 
 const describeInput = z.object({ id: summaryId });
@@ -43,9 +54,13 @@ export function createLcmTools(store: () => SummaryStore): AgentTool[] {
     description:
       'Search every message of your conversations and their summaries (older turns leave the prompt but are kept).',
     input: grepInput,
-    run: async (input) =>
+    run: async (input, context) =>
       asToolResult(() =>
-        lcmGrep(store(), { pattern: input.pattern, limit: input.limit, conversationId: input.conversation }),
+        lcmGrep(store(), {
+          pattern: input.pattern,
+          limit: input.limit,
+          conversationId: ownConversation(context, input.conversation),
+        }),
       ),
   };
   const describe: AgentTool<z.infer<typeof describeInput>> = {
@@ -53,7 +68,7 @@ export function createLcmTools(store: () => SummaryStore): AgentTool[] {
     group: 'memory',
     description: "A context summary's span of messages, depth, parent and children, and its text.",
     input: describeInput,
-    run: async (input) => asToolResult(() => lcmDescribe(store(), input.id)),
+    run: async (input, context) => asToolResult(() => lcmDescribe(store(), input.id, context.conversationId)),
   };
   const expand: AgentTool<z.infer<typeof expandInput>> = {
     name: 'lcm_expand',
@@ -61,12 +76,32 @@ export function createLcmTools(store: () => SummaryStore): AgentTool[] {
     description:
       'The original messages a context summary stands for (or a conversation from message `from`), paged.',
     input: expandInput,
-    run: async (input) =>
+    run: async (input, context) =>
       asToolResult(() =>
-        lcmExpand(store(), { id: input.id, conversationId: input.conversation, from: input.from }),
+        lcmExpand(store(), {
+          id: input.id,
+          conversationId: ownConversation(context, input.conversation),
+          from: input.from,
+          ...(context.conversationId ? { onlyConversation: context.conversationId } : {}),
+        }),
       ),
   };
   return [grep, describe, expand] as AgentTool[];
+}
+
+/**
+ * In a turn the tools read only that turn's conversation: an agent serving several people must not
+ * show one person another's messages. Outside a turn (tests, tools run directly) `conversation` applies.
+ */
+function ownConversation(context: ToolContext, asked: string | undefined): string | undefined {
+  if (!context.conversationId) return asked;
+  if (asked !== undefined && asked !== context.conversationId) {
+    throw new OpenLegionError(
+      'REQUEST_INVALID',
+      'the lcm tools read only this conversation; leave conversation out',
+    );
+  }
+  return context.conversationId;
 }
 
 function asToolResult(work: () => string) {
