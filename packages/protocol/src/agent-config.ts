@@ -4,6 +4,7 @@ import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { egressEntrySchema } from './egress-presets.js';
 import { globPatternSchema } from './pattern-bounds.js';
+import { sharedScopePatternSchema } from './shared-memory-api.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
 
@@ -29,6 +30,18 @@ const permissionsSchema = z
      * `search:`). Off by default: a search can cost money and sends the agent's words outside.
      */
     search: z.boolean().default(false),
+    /**
+     * The shared memory scopes (`global`, `squad:NAME`, globs such as `squad:*`) this agent may
+     * search and read, and save to; the host keeps them (docs/memory.md). Default none: a fact
+     * one agent writes there reaches every reader's prompt, so sharing is granted, never assumed.
+     */
+    memory: z
+      .object({
+        read: z.array(sharedScopePatternSchema).default([]),
+        write: z.array(sharedScopePatternSchema).default([]),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

@@ -182,6 +182,26 @@ export {
   searchProviderKind,
 } from './search-config.js';
 export {
+  GLOBAL_MEMORY_SCOPE,
+  isSharedMemoryScope,
+  SHARED_MEMORY_API_PATH,
+  SHARED_MEMORY_CONTENT_MAX_CHARS,
+  SHARED_MEMORY_MESH_PATH,
+  SHARED_MEMORY_QUERY_MAX_CHARS,
+  type SharedMemoryItem,
+  type SharedMemorySave,
+  type SharedMemorySaveAnswer,
+  type SharedMemorySearch,
+  type SharedMemorySearchAnswer,
+  sharedMemoryItemSchema,
+  sharedMemorySaveAnswerSchema,
+  sharedMemorySaveSchema,
+  sharedMemorySearchAnswerSchema,
+  sharedMemorySearchSchema,
+  sharedScopePatternSchema,
+  squadMemoryScope,
+} from './shared-memory-api.js';
+export {
   matchesInputType,
   stepFallback,
   stepRetries,

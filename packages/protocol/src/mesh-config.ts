@@ -246,6 +246,12 @@ const limitsSchema = z
       .max(64 * 1024 * 1024 * 1024)
       .default(64 * 1024 * 1024),
     /**
+     * Live items in the host's shared memory scopes (`global`, `squad:NAME`) an agent wrote. 10,000
+     * facts (at most 20,000 characters each) is far past what a fleet shares, and keeps one agent's
+     * share of every reader's search small.
+     */
+    shared_memory_items_per_agent: z.number().int().min(1).max(10_000_000).default(10_000),
+    /**
      * Blackboard audit rows (puts, deletes) kept per agent; its oldest go as it writes. 100,000 rows
      * of ~100 bytes is ~10 MiB, and a month of history at one write every 30 s.
      */
