@@ -89,3 +89,10 @@ export const sharedMemorySaveAnswerSchema = z.object({
   reason: z.string(),
 });
 export type SharedMemorySaveAnswer = z.infer<typeof sharedMemorySaveAnswerSchema>;
+
+/** The answer of `GET .../SCOPE/items`: live items, oldest first. */
+export const sharedMemoryListAnswerSchema = z.object({
+  scope: z.string(),
+  items: z.array(sharedMemoryItemSchema),
+});
+export type SharedMemoryListAnswer = z.infer<typeof sharedMemoryListAnswerSchema>;

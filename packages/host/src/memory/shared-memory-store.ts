@@ -117,7 +117,7 @@ export class SharedMemoryStore {
     if (by !== null && writer !== by)
       throw new OpenLegionError(
         'MESH_FORBIDDEN',
-        `agent "${by}" may not delete memory ${id} of "${scope}": ${writer ? `agent "${writer}"` : 'the operator'} wrote it, and an agent deletes only its own; the operator can (openlegion memory ${scope} rm ${id})`,
+        `agent "${by}" may not delete memory ${id} of "${scope}": ${writer ? `agent "${writer}"` : 'the operator'} wrote it, and an agent deletes only its own; the operator can (openlegion memory ${scope} delete ${id})`,
         { details: { agent: by, permission: 'memory.write', target: scope } },
       );
     this.#engine.delete(id);
