@@ -93,6 +93,8 @@ export class SharedMemoryStore {
     ]);
     const outcome = report.outcomes[0];
     if (!outcome) return { scope, action: 'skipped', id: null, reason: 'nothing saved' };
+    // A supersede leaves the replaced item's writer counted until the next open's scan: a count
+    // that overstates a little, never one an agent can push past its quota.
     if (outcome.action === 'created' || outcome.action === 'superseded') this.#count(writer, 1);
     return { scope, action: outcome.action, id: outcome.id, reason: outcome.reason };
   }
