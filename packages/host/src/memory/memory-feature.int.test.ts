@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MeshConfigInput, meshConfigSchema } from '@openlegion/protocol';
@@ -179,6 +179,18 @@ describe('shared memory scopes', () => {
     expect((await again.search('b', 'global', 'when do backups run')).json().hits[0].item.writer).toBe('a');
     expect((await again.save('a', 'global', { content: 'A third fact.' })).statusCode).toBe(429);
     expect(again.host.service(SHARED_MEMORY).embedder).toMatch(/^local-hash/);
+  });
+});
+
+describe('the shared memory store on disk', () => {
+  it('is opened when the host starts, not when it is built', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'shared-memory-'));
+    dirs.push(dataDir);
+    const built = await startFeatureTestHost([memoryFeature()], config, { dataDir, start: false });
+    hosts.push(built);
+    expect(existsSync(join(dataDir, 'shared-memory.db'))).toBe(false);
+    await start({ dataDir });
+    expect(existsSync(join(dataDir, 'shared-memory.db'))).toBe(true);
   });
 });
 

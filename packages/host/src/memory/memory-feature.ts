@@ -47,6 +47,7 @@ export function memoryFeature(options: MemoryFeatureOptions = {}): HostFeature {
             permissions: MeshPermissions.of(context.config),
             writes: writeRateOf(context),
           }),
+        start: () => store.open(),
         stop: () => store.close(),
       };
     },

@@ -35,25 +35,37 @@ export interface SharedMemoryStoreOptions {
  * most `itemsPerAgent` live items, counted here (a scan at open, then kept as writes land).
  */
 export class SharedMemoryStore {
-  readonly #engine: MemoryEngine;
-  readonly #itemsPerAgent: number;
+  readonly #options: SharedMemoryStoreOptions;
   readonly #written = new Map<string, number>();
+  #opened: MemoryEngine | undefined;
 
+  /** Nothing is opened until {@link open} or the first call: building the host touches no file. */
   constructor(options: SharedMemoryStoreOptions) {
-    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
-    this.#engine = MemoryEngine.open({
-      file: options.file,
-      embedder: options.embedder,
-      clock: options.clock,
-      defaultScopes: [GLOBAL_MEMORY_SCOPE],
-    });
-    this.#itemsPerAgent = options.itemsPerAgent;
-    for (const item of this.#engine.list()) this.#count(writerOf(item), 1);
+    this.#options = options;
+  }
+
+  /**
+   * Open the store (at the host's start, so a data dir it cannot write fails the start) and count
+   * each writer's live items. Idempotent.
+   * @throws {OpenLegionError} `MEM_STORE_UNAVAILABLE`, `STORE_SCHEMA_NEWER`.
+   */
+  open(): void {
+    this.#engine();
+  }
+
+  #engine(): MemoryEngine {
+    if (this.#opened) return this.#opened;
+    const { file, embedder, clock } = this.#options;
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const engine = MemoryEngine.open({ file, embedder, clock, defaultScopes: [GLOBAL_MEMORY_SCOPE] });
+    for (const item of engine.list()) this.#count(writerOf(item), 1);
+    this.#opened = engine;
+    return engine;
   }
 
   /** Which embedder the store searches with (its id), for status and doctor. */
   get embedder(): string | null {
-    return this.#engine.modes.embedder;
+    return this.#engine().modes.embedder;
   }
 
   async search(
@@ -61,7 +73,7 @@ export class SharedMemoryStore {
     request: SharedMemorySearch,
     signal?: AbortSignal,
   ): Promise<SharedMemorySearchAnswer> {
-    const result = await this.#engine.search({
+    const result = await this.#engine().search({
       query: request.query,
       limit: request.limit,
       scopes: [checkedScope(scope)],
@@ -77,13 +89,20 @@ export class SharedMemoryStore {
    */
   async save(scope: string, writer: string | null, fact: SharedMemorySave): Promise<SharedMemorySaveAnswer> {
     checkedScope(scope);
-    if (writer !== null && (this.#written.get(writer) ?? 0) >= this.#itemsPerAgent)
+    const engine = this.#engine(); // opened first: the counts are filled in as it opens
+    if (writer !== null && (this.#written.get(writer) ?? 0) >= this.#options.itemsPerAgent)
       throw new OpenLegionError(
         'MESH_QUOTA_EXCEEDED',
-        `agent "${writer}" already has ${this.#itemsPerAgent} items in the shared memory scopes (limits.shared_memory_items_per_agent in mesh.yaml); delete some of its own first`,
-        { details: { agent: writer, limit: 'shared_memory_items_per_agent', max: this.#itemsPerAgent } },
+        `agent "${writer}" already has ${this.#options.itemsPerAgent} items in the shared memory scopes (limits.shared_memory_items_per_agent in mesh.yaml); delete some of its own first`,
+        {
+          details: {
+            agent: writer,
+            limit: 'shared_memory_items_per_agent',
+            max: this.#options.itemsPerAgent,
+          },
+        },
       );
-    const report = await this.#engine.save([
+    const report = await engine.save([
       {
         ...fact,
         scope,
@@ -106,7 +125,9 @@ export class SharedMemoryStore {
 
   /** Oldest first, live items only. */
   list(scope: string, limit: number, offset: number): SharedMemoryItem[] {
-    return this.#engine.list({ scopes: [checkedScope(scope)], limit, offset }).map(toShared);
+    return this.#engine()
+      .list({ scopes: [checkedScope(scope)], limit, offset })
+      .map(toShared);
   }
 
   /**
@@ -122,16 +143,18 @@ export class SharedMemoryStore {
         `agent "${by}" may not delete memory ${id} of "${scope}": ${writer ? `agent "${writer}"` : 'the operator'} wrote it, and an agent deletes only its own; the operator can (openlegion memory ${scope} delete ${id})`,
         { details: { agent: by, permission: 'memory.write', target: scope } },
       );
-    this.#engine.delete(id);
+    this.#engine().delete(id);
     this.#count(writer, -1);
   }
 
   close(): void {
-    this.#engine.close();
+    this.#opened?.close();
+    this.#opened = undefined;
+    this.#written.clear();
   }
 
   #item(scope: string, id: number): MemoryItem {
-    const item = this.#engine.get(id);
+    const item = this.#engine().get(id);
     // An item of another scope is reported missing: its existence is not the caller's to learn.
     if (!item || item.scope !== checkedScope(scope) || item.supersededBy !== null)
       throw new OpenLegionError('MEM_ITEM_NOT_FOUND', `no memory item ${id} in "${scope}"`, {
