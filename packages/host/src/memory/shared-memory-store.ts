@@ -38,6 +38,7 @@ export class SharedMemoryStore {
   readonly #options: SharedMemoryStoreOptions;
   readonly #written = new Map<string, number>();
   #opened: MemoryEngine | undefined;
+  #closed = false;
 
   /** Nothing is opened until {@link open} or the first call: building the host touches no file. */
   constructor(options: SharedMemoryStoreOptions) {
@@ -55,6 +56,12 @@ export class SharedMemoryStore {
 
   #engine(): MemoryEngine {
     if (this.#opened) return this.#opened;
+    // A call racing the host's stop must not open the file again behind it.
+    if (this.#closed)
+      throw new OpenLegionError(
+        'MEM_STORE_UNAVAILABLE',
+        'the shared memory store is closed: the host is stopping',
+      );
     const { file, embedder, clock } = this.#options;
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const engine = MemoryEngine.open({ file, embedder, clock, defaultScopes: [GLOBAL_MEMORY_SCOPE] });
@@ -148,6 +155,7 @@ export class SharedMemoryStore {
   }
 
   close(): void {
+    this.#closed = true;
     this.#opened?.close();
     this.#opened = undefined;
     this.#written.clear();
