@@ -55,3 +55,4 @@ export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools
 export { type AdmissionConfig, DEFAULT_ADMISSION_CONFIG, TYPE_PRIORS } from './write/admission.js';
 export { type Extraction, extractMemories, MAX_EXTRACTED } from './write/extract.js';
 export type { FactOutcome, StoreFactsOptions, StoreReport } from './write/store-facts.js';
+export { DEFAULT_BACKFILL_BATCH, type EmbedProgress } from './ops/backfill.js';

@@ -119,6 +119,7 @@ export {
   PROVIDER_KINDS,
   type ProviderConfig,
   providerKind,
+  memoryEmbedder,
   resolveModel,
 } from './mesh-config.js';
 export {
