@@ -122,10 +122,11 @@ const memorySchema = z
      * host's `/v1/embeddings`. Default: `llm.embedding_model` when set, else `local`.
      */
     embedder: z
-      .union([z.literal('local'), modelRef], {
-        error:
-          'use local, a tier (fast, default, complex) or provider/model (e.g. openai/text-embedding-3-small)',
-      })
+      .string()
+      .refine(
+        (value) => value === 'local' || modelRef.safeParse(value).success,
+        'use local, a tier (fast, default, complex) or provider/model (e.g. openai/text-embedding-3-small)',
+      )
       .optional(),
     /** Characters of memories injected before each turn by automatic recall; 0 turns recall off. */
     recall_chars: z.number().int().min(0).max(100_000).default(2_000),
