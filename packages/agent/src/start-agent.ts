@@ -1,6 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
 import { defaultScopes, MemoryEngine } from '@openlegion/memory';
 import { type AgentSelf, OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -9,9 +9,9 @@ import type { Logger } from 'pino';
 import type { AgentEnv } from './agent-env.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { createAgentServer, type ReadyAgent } from './agent-server.js';
+import { createFastTierCall } from './context/fast-tier.js';
 import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
-import { createFastTierCall } from './context/fast-tier.js';
 import { loadLlmClient } from './llm-client.js';
 import { deferredLoop } from './loop/deferred-loop.js';
 import { agentMemoryOptions } from './memory/agent-memory-options.js';

@@ -28,6 +28,7 @@ export {
   type Tier,
 } from './model/memory-item.js';
 export { defaultScopes, GLOBAL_SCOPE, isScope, parseScope, SCOPE_KINDS } from './model/scope.js';
+export { DEFAULT_BACKFILL_BATCH, type EmbedProgress } from './ops/backfill.js';
 export type { DoctorCheck, DoctorReport } from './ops/doctor.js';
 export { type ImportOptions, memoryLineSchema } from './ops/jsonl.js';
 export type { MemoryStats } from './ops/stats.js';
@@ -55,4 +56,3 @@ export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools
 export { type AdmissionConfig, DEFAULT_ADMISSION_CONFIG, TYPE_PRIORS } from './write/admission.js';
 export { type Extraction, extractMemories, MAX_EXTRACTED } from './write/extract.js';
 export type { FactOutcome, StoreFactsOptions, StoreReport } from './write/store-facts.js';
-export { DEFAULT_BACKFILL_BATCH, type EmbedProgress } from './ops/backfill.js';

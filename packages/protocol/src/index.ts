@@ -114,12 +114,12 @@ export {
 export {
   type MeshConfig,
   type MeshConfigInput,
+  memoryEmbedder,
   meshConfigJsonSchema,
   meshConfigSchema,
   PROVIDER_KINDS,
   type ProviderConfig,
   providerKind,
-  memoryEmbedder,
   resolveModel,
 } from './mesh-config.js';
 export {

@@ -1,7 +1,7 @@
 import { OpenLegionError } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import { allowedModels } from '../llm/model-access.js';
 import { agentSelf } from '../fleet/agent-self.js';
+import { allowedModels } from '../llm/model-access.js';
 import { type ConfigProblem, formatConfigProblem, parseMeshConfig } from './index.js';
 
 function problemsOf(text: string): string[] {
@@ -68,7 +68,7 @@ agents:
     const context = {
       config,
       resolvePath: (relative: string) => relative,
-      secrets: { lookup: () => undefined },
+      secrets: { lookup: () => undefined, howToSet: () => 'nowhere' },
     };
     expect(agentSelf(context, 'a').memory).toEqual({
       embedder: 'openai/text-embedding-3-large',
