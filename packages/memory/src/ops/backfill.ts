@@ -56,6 +56,7 @@ export async function backfillVectors(
       const batch = switching ? context.items.list({ limit: batchSize }) : missingVectors(context, batchSize);
       if (batch.length === 0) break;
       const vectors = await embedBatch(context, batch, options.signal);
+      options.signal?.throwIfAborted(); // the store may be closing: write nothing more
       const dimensions = vectors[0]?.length ?? 0;
       if (!switching && recorded && dimensions !== recorded.dimensions) {
         throw wrongDimension(embedder.id, dimensions, recorded.dimensions);
