@@ -107,6 +107,46 @@ const browserSchema = z
   })
   .strict();
 
+/**
+ * The LLM paths of the memory engine that run on the `fast` tier (each off runs its heuristic).
+ * Defaults weigh a call's cost against how often it runs; see docs/memory.md.
+ */
+const memoryFastTierSchema = z
+  .object({
+    /** Facts (with categories) from the flush turn's transcript: one call per compaction cycle, so on. */
+    extract: z.boolean().default(true),
+    /** Merge/supersede/skip of a new fact: a call only when a similar item is already stored, so on. */
+    dedup: z.boolean().default(true),
+    /**
+     * Admission control (today a scored heuristic, no call) on every save. Off: memory_save is the
+     * agent saying "keep this", and a rejected fact is lost without the agent knowing.
+     */
+    admission: z.boolean().default(false),
+    /** LLM rerank of every search. Off: automatic recall searches before each turn, so it would add a call per turn. */
+    rerank: z.boolean().default(false),
+  })
+  .strict();
+
+/** The agent's memory: how it embeds, how much it recalls, which paths use the fast tier. */
+const memorySchema = z
+  .object({
+    /**
+     * `local` (the offline hashed-word embedder), a provider/model or a tier, called through the
+     * host's `/v1/embeddings`. Default: `llm.embedding_model` when set, else `local`.
+     */
+    embedder: z
+      .string()
+      .refine(
+        (value) => value === 'local' || modelRef.safeParse(value).success,
+        'use local, a tier (fast, default, complex) or provider/model (e.g. openai/text-embedding-3-small)',
+      )
+      .optional(),
+    /** Characters of memories injected before each turn by automatic recall; 0 turns recall off. */
+    recall_chars: z.number().int().min(0).max(100_000).default(2_000),
+    fast_tier: memoryFastTierSchema.prefault({}),
+  })
+  .strict();
+
 export const agentSchema = z
   .object({
     role: z.string().default(''),
@@ -130,6 +170,7 @@ export const agentSchema = z
     context: contextSchema.prefault({}),
     loop: loopSchema.prefault({}),
     browser: browserSchema.prefault({}),
+    memory: memorySchema.prefault({}),
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;
