@@ -107,5 +107,12 @@ export const agentSelfSchema = z.object({
       idle_timeout_ms: z.number().int().positive().default(300_000),
     })
     .prefault({}),
+  /** Memory in the prompt; see mesh.yaml `agents.NAME.memory`. */
+  memory: z
+    .object({
+      /** Characters of automatic recall per turn; 0 = off. */
+      recall_chars: z.number().int().nonnegative().default(2_000),
+    })
+    .prefault({}),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

@@ -94,6 +94,20 @@ const browserSchema = z
   })
   .strict();
 
+/**
+ * The agent's memory in its prompt. (`memory` may grow more settings; each has its own default.)
+ */
+const memorySchema = z
+  .object({
+    /**
+     * Characters of automatic recall injected before each turn (the most relevant memories the
+     * prompt does not already hold, with provenance). 2,000 is about 500 tokens: a handful of facts,
+     * small next to a window, cheap per turn. 0 turns recall off (no search is made).
+     */
+    recall_chars: z.number().int().min(0).max(50_000).default(2_000),
+  })
+  .strict();
+
 export const agentSchema = z
   .object({
     role: z.string().default(''),
@@ -117,6 +131,7 @@ export const agentSchema = z
     context: contextSchema.prefault({}),
     loop: loopSchema.prefault({}),
     browser: browserSchema.prefault({}),
+    memory: memorySchema.prefault({}),
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;

@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { ContextManager } from '../context/context-manager.js';
 import type { ConversationStore } from '../conversation-store.js';
+import { type MemoryRecall, recallEvent, withRecallBlock } from '../memory-recall/index.js';
 import { type Directives, parseDirectives } from '../prompt/directives.js';
 import type { TurnKind } from '../prompt/system-prompt.js';
 import { stripInvisible } from '../untrusted/untrusted-text.js';
@@ -63,6 +64,8 @@ export interface AgentLoopDeps {
   /** The operator's AGENTS.md and SOUL.md (from the host, never the workspace), asked every turn. */
   instructions: InstructionSource;
   logger: Logger;
+  /** Automatic recall before each turn; none in tests that are not about memory. */
+  recall?: MemoryRecall;
   clock?: Clock;
   retryDelaysMs?: readonly number[];
   streamIdleTimeoutMs?: number;
@@ -123,6 +126,17 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       );
       if (directives.message.trim() === '') return { text: '', silent: true };
     }
+    // After a /compact, so memories the compaction took out of view may come back.
+    const recalled = await deps.recall?.recall({
+      conversationId,
+      message: directives.message,
+      systemPrompt,
+      history,
+    });
+    if (recalled && recalled.budgetChars > 0) {
+      emit(recallEvent(recalled));
+      log.debug({ recall: recallEvent(recalled) }, 'memory recalled');
+    }
     try {
       const outcome = await runTurn(
         runner,
@@ -131,7 +145,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
           traceId: input.traceId,
           systemPrompt,
           history,
-          userMessage: directives.message,
+          userMessage: withRecallBlock(directives.message, recalled),
           tools,
           maxRounds: input.maxRounds,
           ...(input.drainSteered ? { drainSteered: steeredWithoutInvisible(input.drainSteered) } : {}),

@@ -26,6 +26,7 @@ export function agentSelf(
       idle_timeout_ms: agentConfig.browser.idle_timeout_ms,
       ...cdpUrl(context, agentConfig.browser.cdp_url),
     },
+    memory: { recall_chars: agentConfig.memory.recall_chars },
   };
 }
 
