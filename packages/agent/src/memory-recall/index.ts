@@ -4,8 +4,8 @@ export {
   type MemoryRecall,
   type MemoryRecallDeps,
   RECALL_CANDIDATES,
-  recallEvent,
   type RecallInput,
+  recallEvent,
   type TurnRecall,
   withRecallBlock,
 } from './memory-recall.js';
