@@ -104,7 +104,12 @@ const memorySchema = z
      * prompt does not already hold, with provenance). 2,000 is about 500 tokens: a handful of facts,
      * small next to a window, cheap per turn. 0 turns recall off (no search is made).
      */
-    recall_chars: z.number().int().min(0).max(50_000).default(2_000),
+    recall_chars: z
+      .number({ error: 'use a number of characters, e.g. 2000 (0 turns recall off)' })
+      .int({ error: 'use a whole number of characters, e.g. 2000 (0 turns recall off)' })
+      .min(0, { error: 'use 0 (recall off) or a number of characters, e.g. 2000' })
+      .max(50_000, { error: 'at most 50000 characters: recall shares the prompt with the conversation' })
+      .default(2_000),
   })
   .strict();
 
