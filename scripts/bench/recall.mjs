@@ -119,9 +119,7 @@ export async function main() {
       // The view the loop's context manager would send: everything, or after a compaction the tail.
       const compacted = Math.floor(turn / COMPACT_EVERY_TURNS) > 0;
       const sinceCompaction = (turn % COMPACT_EVERY_TURNS) * 2 + 2;
-      const visible = compacted
-        ? history.slice(-Math.max(VIEW_AFTER_COMPACTION, sinceCompaction))
-        : history;
+      const visible = compacted ? history.slice(-Math.max(VIEW_AFTER_COMPACTION, sinceCompaction)) : history;
       recall.views.remember('c', [{ role: 'system', content: systemPrompt }, ...visible]);
     }
     const withRecall = tokens.filter((value) => value > 0);
@@ -146,7 +144,7 @@ export async function main() {
       {
         ...metrics,
         method:
-          'real recall code (packages/agent/dist/memory-recall) on a MemoryEngine with the local embedder, 2,000 seeded facts (50 planted), 300 turns (a planted-fact question, a project question, chatter, in turn); the history grows with each recall block; a compaction every 40 turns leaves the last 8 messages in view. Tokens are the agent\'s estimate of the block (0 when nothing is recalled). added_ms = search + dedup + formatting per turn.',
+          "real recall code (packages/agent/dist/memory-recall) on a MemoryEngine with the local embedder, 2,000 seeded facts (50 planted), 300 turns (a planted-fact question, a project question, chatter, in turn); the history grows with each recall block; a compaction every 40 turns leaves the last 8 messages in view. Tokens are the agent's estimate of the block (0 when nothing is recalled). added_ms = search + dedup + formatting per turn.",
       },
       TARGETS,
       pass,
