@@ -18,7 +18,7 @@ export const chatEventSchema = z.discriminatedUnion('type', [
     completion_tokens: z.number().int().nonnegative(),
   }),
   z.object({ type: z.literal('notice'), message: z.string() }),
-  /** What automatic recall put into the turn's prompt (once per turn, before the first call). */
+  /** What automatic recall put into the turn's prompt (once per turn, after it answered, before `done`). */
   z.object({
     type: z.literal('recall'),
     memories: z.array(

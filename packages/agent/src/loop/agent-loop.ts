@@ -133,10 +133,8 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       systemPrompt,
       history,
     });
-    if (recalled && recalled.budgetChars > 0) {
-      emit(recallEvent(recalled));
-      log.debug({ recall: recallEvent(recalled) }, 'memory recalled');
-    }
+    const recallReport = recalled && recalled.budgetChars > 0 ? recallEvent(recalled) : undefined;
+    if (recallReport) log.debug({ recall: recallReport }, 'memory recalled');
     try {
       const outcome = await runTurn(
         runner,
@@ -154,6 +152,9 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
         signal,
       );
       deps.store.append(conversationId, outcome.messages);
+      // Reported once the turn has answered: an event before the first output would commit the
+      // host's HTTP answer to a stream, and a turn that fails early must still answer with its status.
+      if (recallReport) emit(recallReport);
       log.info({ ms: clock.now() - startedMs, messages: outcome.messages.length }, 'turn done');
       return { text: outcome.text, silent: isSilentReply(outcome.text) };
     } catch (error) {
