@@ -95,21 +95,51 @@ const browserSchema = z
   .strict();
 
 /**
- * The agent's memory in its prompt. (`memory` may grow more settings; each has its own default.)
+ * The LLM paths of the memory engine that run on the `fast` tier (each off runs its heuristic).
+ * Defaults weigh a call's cost against how often it runs; see docs/memory.md.
  */
+const memoryFastTierSchema = z
+  .object({
+    /** Facts (with categories) from the flush turn's transcript: one call per compaction cycle, so on. */
+    extract: z.boolean().default(true),
+    /** Merge/supersede/skip of a new fact: a call only when a similar item is already stored, so on. */
+    dedup: z.boolean().default(true),
+    /**
+     * Admission control (today a scored heuristic, no call) on every save. Off: memory_save is the
+     * agent saying "keep this", and a rejected fact is lost without the agent knowing.
+     */
+    admission: z.boolean().default(false),
+    /** LLM rerank of every search. Off: automatic recall searches before each turn, so it would add a call per turn. */
+    rerank: z.boolean().default(false),
+  })
+  .strict();
+
+/** The agent's memory: how it embeds, how much it recalls, which paths use the fast tier. */
 const memorySchema = z
   .object({
     /**
-     * Characters of automatic recall injected before each turn (the most relevant memories the
-     * prompt does not already hold, with provenance). 2,000 is about 500 tokens: a handful of facts,
-     * small next to a window, cheap per turn. 0 turns recall off (no search is made).
+     * `local` (the offline hashed-word embedder), a provider/model or a tier, called through the
+     * host's `/v1/embeddings`. Default: `llm.embedding_model` when set, else `local`.
+     */
+    embedder: z
+      .string()
+      .refine(
+        (value) => value === 'local' || modelRef.safeParse(value).success,
+        'use local, a tier (fast, default, complex) or provider/model (e.g. openai/text-embedding-3-small)',
+      )
+      .optional(),
+    /**
+     * Characters of memories injected before each turn by automatic recall (the most relevant ones
+     * the prompt does not already hold, with provenance); 0 turns recall off (no search is made).
+     * 2,000 is about 500 tokens: a handful of facts, small next to a window, cheap per turn.
      */
     recall_chars: z
-      .number({ error: 'use a number of characters, e.g. 2000 (0 turns recall off)' })
-      .int({ error: 'use a whole number of characters, e.g. 2000 (0 turns recall off)' })
+      .number()
+      .int()
       .min(0, { error: 'use 0 (recall off) or a number of characters, e.g. 2000' })
-      .max(50_000, { error: 'at most 50000 characters: recall shares the prompt with the conversation' })
+      .max(100_000, { error: 'at most 100000 characters: recall shares the prompt with the conversation' })
       .default(2_000),
+    fast_tier: memoryFastTierSchema.prefault({}),
   })
   .strict();
 

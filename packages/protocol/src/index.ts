@@ -114,6 +114,7 @@ export {
 export {
   type MeshConfig,
   type MeshConfigInput,
+  memoryEmbedder,
   meshConfigJsonSchema,
   meshConfigSchema,
   PROVIDER_KINDS,

@@ -331,6 +331,9 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     const fields = asRecord(agent);
     if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
       checkProvider(fields.model, ['agents', name, 'model']);
+    const memoryEmbedder = asRecord(fields.memory).embedder;
+    if (memoryEmbedder !== 'local' && !(TIER_NAMES as readonly unknown[]).includes(memoryEmbedder))
+      checkProvider(memoryEmbedder, ['agents', name, 'memory', 'embedder']);
     const browser = asRecord(fields.browser);
     if (browser.tier === 'cdp' && !browser.cdp_url) {
       issue(['agents', name, 'browser', 'cdp_url'], 'browser tier cdp needs cdp_url: vault:NAME');
@@ -375,6 +378,15 @@ export function resolveModel(config: MeshConfig, model: string): string {
     return config.llm.tiers[model as TierName] ?? config.llm.default_model;
   }
   return model;
+}
+
+/**
+ * What an agent embeds its memory with: `local`, or the provider/model its `memory.embedder` names
+ * (a tier resolved), else `llm.embedding_model`, else `local` (the offline fallback).
+ */
+export function memoryEmbedder(config: MeshConfig, agent: string): string {
+  const chosen = config.agents[agent]?.memory.embedder ?? config.llm.embedding_model ?? 'local';
+  return chosen === 'local' ? 'local' : resolveModel(config, chosen);
 }
 
 /** JSON Schema of mesh.yaml (for editors and `openlegion config schema`). */

@@ -64,7 +64,7 @@ agents:
     ]);
     const huge = valid.replace('b: {}', 'b: { memory: { recall_chars: 900000 } }');
     expect(problemsOf(huge).map(formatConfigProblem)).toEqual([
-      'mesh.yaml:8:32 agents.b.memory.recall_chars: at most 50000 characters: recall shares the prompt with the conversation',
+      'mesh.yaml:8:32 agents.b.memory.recall_chars: at most 100000 characters: recall shares the prompt with the conversation',
     ]);
   });
 
