@@ -141,8 +141,17 @@ const memorySchema = z
         'use local, a tier (fast, default, complex) or provider/model (e.g. openai/text-embedding-3-small)',
       )
       .optional(),
-    /** Characters of memories injected before each turn by automatic recall; 0 turns recall off. */
-    recall_chars: z.number().int().min(0).max(100_000).default(2_000),
+    /**
+     * Characters of memories injected before each turn by automatic recall (the most relevant ones
+     * the prompt does not already hold, with provenance); 0 turns recall off (no search is made).
+     * 2,000 is about 500 tokens: a handful of facts, small next to a window, cheap per turn.
+     */
+    recall_chars: z
+      .number()
+      .int()
+      .min(0, { error: 'use 0 (recall off) or a number of characters, e.g. 2000' })
+      .max(100_000, { error: 'at most 100000 characters: recall shares the prompt with the conversation' })
+      .default(2_000),
     fast_tier: memoryFastTierSchema.prefault({}),
   })
   .strict();
