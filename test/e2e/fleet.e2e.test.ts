@@ -341,6 +341,23 @@ describe.each(runtimes)('openlegion with the %s runtime', (runtime) => {
     expect(after.stdout.trim().split('\n')).toHaveLength(2);
   });
 
+  it('recalls an imported memory into the next prompt without a tool call, fenced as shared', async () => {
+    // After the import above: alpha holds "The user drinks oat milk flat whites" in scope global.
+    const question = 'Do I take oat milk in my flat white?';
+    const sent = await cli('send', 'alpha', question);
+    expect(sent.code, sent.stderr).toBe(0);
+    const call = llm.requests
+      .filter((request) => request.path === '/v1/chat/completions')
+      .filter((request) => messageTexts(request)[0]?.includes('e2e agent alpha'))
+      .at(-1);
+    const last = (call && messageTexts(call).at(-1)) ?? '';
+    expect(last).toMatch(
+      /<untrusted source="memory saved from conversations or by other agents">\n- \[memory \d+ · preferences · global · saved 2023-11-14 · imported\] The user drinks oat milk flat whites/,
+    );
+    expect(last.endsWith(`</recalled_memories>\n\n${question}`)).toBe(true);
+    expect(sent.stdout).not.toContain('memory_search');
+  });
+
   it('searches a memory past the in-memory scan threshold inside the agent (its WebAssembly kernel)', async () => {
     const topics = ['gardening', 'sailing', 'chess', 'baking', 'astronomy', 'cycling', 'pottery', 'jazz'];
     const lines = Array.from({ length: 5_000 }, (_, i) => {

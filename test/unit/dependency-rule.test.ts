@@ -9,7 +9,7 @@ const ALLOWED: Record<string, string[]> = {
   memory: ['protocol', 'infra'],
   browser: ['protocol', 'infra'],
   agent: ['protocol', 'infra', 'memory', 'browser'],
-  host: ['protocol', 'infra'],
+  host: ['protocol', 'infra', 'memory'],
   channels: ['protocol', 'infra'],
   cli: ['protocol', 'infra', 'memory', 'browser', 'agent', 'host', 'channels', 'testkit'],
   testkit: ['protocol', 'infra'],

@@ -9,6 +9,7 @@ import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
+import { createMemoryRecall, withRecallViews } from './memory-recall/index.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { hostInstructions } from './workspace/operator-instructions.js';
@@ -69,11 +70,19 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     settings: self.context,
     logger,
   });
+  const recall = createMemoryRecall({
+    memory: deps.memory,
+    recallChars: self.memory.recall_chars,
+    ownScope: `agent:${self.agent}`,
+    logger,
+  });
   const loop = createAgentLoop({
     self,
     store: deps.store,
     llm: deps.llm,
-    contextManager: context,
+    // Recall reads what each call's view holds, to re-inject what compaction took out of it.
+    contextManager: withRecallViews(context, recall.views),
+    recall,
     tools,
     workspace: deps.workspace,
     instructions: hostInstructions(

@@ -75,13 +75,13 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
     expect(await host.readyOf(TOKEN)).toEqual({ version: '1.2.3', url: agent.url });
   });
 
-  it('streams several text deltas, then usage, then done with the full text', async () => {
+  it('streams several text deltas, then usage, the recall report, then done with the full text', async () => {
     const { status, contentType, events } = await chat('hi');
     expect([status, contentType]).toEqual([200, 'text/event-stream; charset=utf-8']);
     const types = events.map((event) => event.type);
     expect(types.filter((type) => type === 'text_delta').length).toBeGreaterThan(1);
-    expect(types.slice(-2)).toEqual(['usage', 'done']);
-    expect(events.at(-2)).toMatchObject({ prompt_tokens: 42, completion_tokens: 7 });
+    expect(types.slice(-3)).toEqual(['usage', 'recall', 'done']);
+    expect(events.at(-3)).toMatchObject({ prompt_tokens: 42, completion_tokens: 7 });
     expect(events.at(-1)).toEqual({ type: 'done', conversation_id: 'default', text: REPLY });
   });
 

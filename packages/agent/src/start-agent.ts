@@ -1,17 +1,22 @@
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createLocalEmbedder, defaultScopes, MemoryEngine } from '@openlegion/memory';
+import { defaultScopes, MemoryEngine } from '@openlegion/memory';
+import { type AgentSelf, OpenLegionError } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { AgentEnv } from './agent-env.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { createAgentServer, type ReadyAgent } from './agent-server.js';
+import { createFastTierCall } from './context/fast-tier.js';
 import { lazyLcmStore } from './context/lossless/lazy-lcm-store.js';
 import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
 import { deferredLoop } from './loop/deferred-loop.js';
+import { agentMemoryOptions } from './memory/agent-memory-options.js';
+import { type MemoryBackfill, startMemoryBackfill } from './memory/memory-backfill.js';
 import { ignoredInstructionFiles, ignoredInstructionsMessage } from './workspace/ignored-instructions.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 
@@ -28,6 +33,10 @@ export interface RunningAgent {
 export interface AgentTuning {
   /** Waits before retrying a retryable LLM failure. */
   llmRetryDelaysMs?: readonly number[];
+  /** Waits before retrying a failed background re-embed of memory. */
+  memoryBackfillRetryMs?: readonly number[];
+  /** How often memory is checked for items without vectors. */
+  memoryBackfillCheckMs?: number;
 }
 
 /**
@@ -45,12 +54,31 @@ export async function startAgent(options: {
   const workspace = join(env.AGENT_DATA_DIR, 'workspace');
   // Opened on first use: most agent starts never touch memory, and start-up is what a fleet pays for.
   let memoryEngine: MemoryEngine | undefined;
-  const memory = () =>
-    (memoryEngine ??= MemoryEngine.open({
-      file: join(env.AGENT_DATA_DIR, 'memory.db'),
-      embedder: createLocalEmbedder(),
+  const memoryFile = join(env.AGENT_DATA_DIR, 'memory.db');
+  // Known from `GET /mesh/self`: the engine's embedder and LLM paths come from mesh.yaml.
+  let memoryConfig: AgentSelf['memory'] | undefined;
+  let llmClient: Promise<OpenAI> | undefined;
+  const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
+  const memory = () => {
+    if (memoryEngine) return memoryEngine;
+    if (!memoryConfig)
+      throw new OpenLegionError(
+        'AGENT_NOT_READY',
+        'memory opens once the agent has its configuration from the host',
+      );
+    memoryEngine = MemoryEngine.open({
+      file: memoryFile,
       defaultScopes: defaultScopes(env.AGENT_ID),
-    }));
+      ...agentMemoryOptions(memoryConfig, {
+        meshUrl: env.MESH_URL,
+        token: env.MESH_TOKEN,
+        fastTier: createFastTierCall(llm),
+      }),
+    });
+    backfill?.kick();
+    return memoryEngine;
+  };
+  let backfill: MemoryBackfill | undefined;
   let readyAgent: ReadyAgent | undefined;
   const lcm = lazyLcmStore(join(env.AGENT_DATA_DIR, 'agent.db'), logger);
   const app = createAgentServer({
@@ -64,7 +92,10 @@ export async function startAgent(options: {
     lcm: lcm.get,
   });
   let runtime: Promise<AgentRuntime> | undefined;
+  let closed = false;
   const close = async () => {
+    closed = true;
+    backfill?.close();
     await app.close();
     await (await runtime?.catch(() => undefined))?.close();
     store.close();
@@ -81,8 +112,13 @@ export async function startAgent(options: {
     const { port } = app.server.address() as AddressInfo; // listening on TCP, so never a pipe name
     const host = createHostClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN });
     const self = await host.getSelf();
-    let llmClient: Promise<OpenAI> | undefined;
-    const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
+    memoryConfig = self.memory;
+    backfill = startMemoryBackfill({
+      opened: () => memoryEngine,
+      logger,
+      ...(options.tuning?.memoryBackfillRetryMs ? { retryMs: options.tuning.memoryBackfillRetryMs } : {}),
+      ...(options.tuning?.memoryBackfillCheckMs ? { checkMs: options.tuning.memoryBackfillCheckMs } : {}),
+    });
     // The loop, its tools and the context manager are a separate chunk of the bundle, loaded
     // after the agent reports ready (or by the first turn): a fleet starting at once on a few
     // cores should not wait to compile code no turn has needed yet.
@@ -109,6 +145,17 @@ export async function startAgent(options: {
     // Load the SDK and the runtime now, off the startup path; a failure surfaces again at the first turn.
     llm().catch((error: unknown) => logger.error({ err: error }, 'llm client failed to load'));
     loadRuntime().catch((error: unknown) => logger.error({ err: error }, 'agent runtime failed to load'));
+    // A store from an earlier run may wait for a re-embed (a new embedder, a restart mid-way): open
+    // it off the startup path. A first start has no store, and nothing to embed until a save.
+    if (existsSync(memoryFile))
+      setImmediate(() => {
+        if (closed) return;
+        try {
+          memory();
+        } catch (error) {
+          logger.error({ err: error }, 'memory failed to open');
+        }
+      });
     logger.info({ model: self.model, url, startup_ms: Math.round(process.uptime() * 1000) }, 'agent ready');
     return { app, url, close };
   } catch (error) {

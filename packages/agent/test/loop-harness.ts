@@ -16,6 +16,7 @@ import type { ContextManager } from '../src/context/context-manager.js';
 import { ConversationStore } from '../src/conversation-store.js';
 import { loadLlmClient } from '../src/llm-client.js';
 import { type AgentLoop, createAgentLoop } from '../src/loop/agent-loop.js';
+import type { MemoryRecall } from '../src/memory-recall/index.js';
 import { type InstructionSource, TEMPLATE_INSTRUCTIONS } from '../src/workspace/operator-instructions.js';
 import { scaffoldWorkspace } from '../src/workspace/workspace-scaffold.js';
 import { createPassThroughContextManager } from './pass-through-context-manager.js';
@@ -101,6 +102,8 @@ export interface HarnessOptions {
   streamIdleTimeoutMs?: number;
   /** The operator's AGENTS.md and SOUL.md; the built-in templates by default. */
   instructions?: InstructionSource;
+  /** Automatic recall (none by default). */
+  recall?: MemoryRecall;
 }
 
 /** A loop against the scripted LLM on loopback, with a real store and a scaffolded workspace. */
@@ -132,6 +135,7 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     workspace,
     instructions: options.instructions ?? TEMPLATE_INSTRUCTIONS,
     logger: pino({ level: 'silent' }),
+    ...(options.recall ? { recall: options.recall } : {}),
     ...(options.streamIdleTimeoutMs ? { streamIdleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     clock: {
       now: () => Date.parse('2026-03-04T05:06:07Z'),

@@ -9,6 +9,7 @@ import { healthFeature } from './health/index.js';
 import { instructionsFeature } from './instructions/index.js';
 import { lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/index.js';
+import { memoryFeature } from './memory/index.js';
 import { messagesFeature } from './messages/index.js';
 import { operatorFeature } from './operator/index.js';
 import { pubsubFeature } from './pubsub/index.js';
@@ -50,6 +51,7 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     egressFeature({ allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
     searchFeature(),
+    memoryFeature(),
     fleet,
     healthFeature(),
   ];

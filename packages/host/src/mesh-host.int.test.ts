@@ -19,12 +19,16 @@ const READY_TIMEOUT_MS = 30_000;
 describe('createMeshHost (the composition root, no Docker)', () => {
   let dataDir: string;
   let port: number;
+  let egressPort: number;
   let clock: FakeClock;
   let host: MeshHost | undefined;
 
   beforeEach(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'mesh-host-'));
     port = await findFreePort('127.0.0.1');
+    // Not the default mesh.port + 1: on a busy machine that port is sometimes taken (a flaky start).
+    do egressPort = await findFreePort('127.0.0.1');
+    while (egressPort === port);
     clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   });
   afterEach(async () => {
@@ -35,7 +39,7 @@ describe('createMeshHost (the composition root, no Docker)', () => {
 
   function meshHost(runtime: FakeAgentRuntime, progress: StartProgress[] = []): MeshHost {
     const config = meshConfigSchema.parse({
-      mesh: { name: 'comp', port, data_dir: dataDir },
+      mesh: { name: 'comp', port, egress_port: egressPort, data_dir: dataDir },
       runtime: { kind: 'process', ready_timeout_ms: READY_TIMEOUT_MS },
       llm: { providers: { openai: { api_key: 'env:OPENAI_API_KEY' } } },
       agents: { alpha: {}, beta: {} },

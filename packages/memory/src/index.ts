@@ -28,6 +28,7 @@ export {
   type Tier,
 } from './model/memory-item.js';
 export { defaultScopes, GLOBAL_SCOPE, isScope, parseScope, SCOPE_KINDS } from './model/scope.js';
+export { DEFAULT_BACKFILL_BATCH, type EmbedProgress } from './ops/backfill.js';
 export type { DoctorCheck, DoctorReport } from './ops/doctor.js';
 export { type ImportOptions, memoryLineSchema } from './ops/jsonl.js';
 export type { MemoryStats } from './ops/stats.js';

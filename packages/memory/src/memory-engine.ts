@@ -5,6 +5,7 @@ import type { Embedder } from './embed/embedder.js';
 import type { ChatLlm } from './llm/chat-llm.js';
 import type { FactInput, MemoryItem } from './model/memory-item.js';
 import { GLOBAL_SCOPE, parseScope } from './model/scope.js';
+import { backfillVectors, type EmbedProgress, embedProgress } from './ops/backfill.js';
 import { type DoctorReport, memoryDoctor } from './ops/doctor.js';
 import { exportJsonl, type ImportOptions, importJsonl } from './ops/jsonl.js';
 import { reembed } from './ops/reembed.js';
@@ -14,7 +15,7 @@ import type { SearchRequest } from './retrieval/search-request.js';
 import { nextTier } from './retrieval/tier-policy.js';
 import { CategoryStore, type MemoryCategory } from './store/category-store.js';
 import { type ItemFilter, ItemRepository } from './store/item-repository.js';
-import type { MemoryContext } from './store/memory-context.js';
+import { type LlmPaths, llmFor, type MemoryContext } from './store/memory-context.js';
 import { openMemoryDb } from './store/memory-db.js';
 import { type DEFAULT_VECTOR_SCAN_MIN_ITEMS, VectorIndex } from './store/vector-index.js';
 import { type Extraction, extractMemories } from './write/extract.js';
@@ -36,6 +37,19 @@ export interface MemoryEngineOptions {
    * sqlite-vec's KNN (default {@link DEFAULT_VECTOR_SCAN_MIN_ITEMS}; 0 always, Infinity never).
    */
   vectorScanMinItems?: number;
+  /**
+   * Which paths consult `llm`: extraction and dedup (default on) and rerank (`request`, the default,
+   * leaves it to each search's config; `always`, `never`).
+   */
+  llmPaths?: Partial<LlmPaths>;
+  /** Admission control on saves that do not say (default off). */
+  admission?: boolean;
+  /**
+   * `throw` (default): a failing embedder or another embedder's store fails the call. `bm25`: the call
+   * goes on lexically, the failure shows in stats and doctor, and {@link MemoryEngine.backfill}
+   * embeds what was left without a vector (what a running agent wants).
+   */
+  onEmbedderError?: 'throw' | 'bm25';
 }
 
 /**
@@ -50,10 +64,12 @@ export interface MemoryEngineOptions {
 export class MemoryEngine {
   readonly #context: MemoryContext;
   readonly #defaultScopes: readonly string[];
+  readonly #admission: boolean;
 
-  private constructor(context: MemoryContext, defaultScopes: readonly string[]) {
+  private constructor(context: MemoryContext, defaultScopes: readonly string[], admission: boolean) {
     this.#context = context;
     this.#defaultScopes = defaultScopes;
+    this.#admission = admission;
   }
 
   /** @throws {OpenLegionError} `MEM_STORE_UNAVAILABLE`, `STORE_SCHEMA_NEWER`, `MEM_SCOPE_INVALID`. */
@@ -69,8 +85,11 @@ export class MemoryEngine {
       embedder: options.embedder,
       llm: options.llm,
       clock: options.clock ?? systemClock,
+      llmPaths: { extract: true, dedup: true, rerank: 'request', ...options.llmPaths },
+      onEmbedderError: options.onEmbedderError ?? 'throw',
+      embedStatus: { running: false, error: null },
     };
-    return new MemoryEngine(context, scopes.length > 0 ? scopes : [GLOBAL_SCOPE]);
+    return new MemoryEngine(context, scopes.length > 0 ? scopes : [GLOBAL_SCOPE], options.admission ?? false);
   }
 
   /** Which embedder and LLM are active: `null` means BM25-only retrieval and heuristic writing. */
@@ -97,7 +116,11 @@ export class MemoryEngine {
 
   /** Store facts (dedup and, when enabled, admission control); facts without a scope go to the first default scope. */
   save(facts: readonly FactInput[], options?: StoreFactsOptions): Promise<StoreReport> {
-    return storeFactsBatch(this.#context, facts, this.#defaultScopes[0] ?? GLOBAL_SCOPE, options);
+    const withAdmission =
+      options?.admission === undefined && this.#admission
+        ? { ...options, admission: { enabled: true } }
+        : options;
+    return storeFactsBatch(this.#context, facts, this.#defaultScopes[0] ?? GLOBAL_SCOPE, withAdmission);
   }
 
   /** Extract up to five memories from a transcript (LLM or heuristic) and store them. */
@@ -105,7 +128,7 @@ export class MemoryEngine {
     transcript: string,
     options: StoreFactsOptions & { scope?: string; source?: FactInput['source']; sourceRef?: string } = {},
   ): Promise<{ extraction: Extraction; report: StoreReport }> {
-    const extraction = await extractMemories(transcript, this.#context.llm, options.signal);
+    const extraction = await extractMemories(transcript, llmFor(this.#context, 'extract'), options.signal);
     const facts = extraction.facts.map((fact) => ({
       ...fact,
       source: options.source ?? 'flush',
@@ -157,6 +180,24 @@ export class MemoryEngine {
   /** Rebuild all vectors with the active embedder (after changing it). */
   reembed(signal?: AbortSignal): Promise<{ items: number; embedder: string; dimensions: number }> {
     return reembed(this.#context, signal);
+  }
+
+  /**
+   * Embed, a batch at a time, the live items without a vector of the active embedder (after the
+   * embedder changed, a restart mid-way, or saves made while it was down); search works throughout.
+   * Resolves when none is left; a failure is kept for stats and doctor and rethrown.
+   */
+  backfill(options?: {
+    batchSize?: number;
+    signal?: AbortSignal;
+    onBatch?: (progress: EmbedProgress) => void;
+  }): Promise<{ embedded: number }> {
+    return backfillVectors(this.#context, options);
+  }
+
+  /** Live items with and without a vector of the active embedder. */
+  embedProgress(): EmbedProgress {
+    return embedProgress(this.#context);
   }
 
   /** Apply decay-driven demotions to every live item (a periodic sweep); returns how many moved. */

@@ -107,5 +107,24 @@ export const agentSelfSchema = z.object({
       idle_timeout_ms: z.number().int().positive().default(300_000),
     })
     .prefault({}),
+  /**
+   * mesh.yaml `agents.NAME.memory`, resolved by the host: `embedder` is `local` or the provider/model
+   * the agent embeds with through the host's `/v1/embeddings` (`agents.NAME.memory.embedder`, else
+   * `llm.embedding_model`, else `local`). Absent from an older host: local, the defaults below.
+   */
+  memory: z
+    .object({
+      embedder: z.string().default('local'),
+      recall_chars: z.number().int().nonnegative().default(2_000),
+      fast_tier: z
+        .object({
+          extract: z.boolean().default(true),
+          dedup: z.boolean().default(true),
+          admission: z.boolean().default(false),
+          rerank: z.boolean().default(false),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

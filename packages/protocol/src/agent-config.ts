@@ -4,6 +4,7 @@ import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { egressEntrySchema } from './egress-presets.js';
 import { globPatternSchema } from './pattern-bounds.js';
+import { sharedScopePatternSchema } from './shared-memory-api.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
 
@@ -29,6 +30,18 @@ const permissionsSchema = z
      * `search:`). Off by default: a search can cost money and sends the agent's words outside.
      */
     search: z.boolean().default(false),
+    /**
+     * The shared memory scopes (`global`, `squad:NAME`, globs such as `squad:*`) this agent may
+     * search and read, and save to; the host keeps them (docs/memory.md). Default none: a fact
+     * one agent writes there reaches every reader's prompt, so sharing is granted, never assumed.
+     */
+    memory: z
+      .object({
+        read: z.array(sharedScopePatternSchema).default([]),
+        write: z.array(sharedScopePatternSchema).default([]),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 
@@ -99,6 +112,55 @@ const browserSchema = z
   })
   .strict();
 
+/**
+ * The LLM paths of the memory engine that run on the `fast` tier (each off runs its heuristic).
+ * Defaults weigh a call's cost against how often it runs; see docs/memory.md.
+ */
+const memoryFastTierSchema = z
+  .object({
+    /** Facts (with categories) from the flush turn's transcript: one call per compaction cycle, so on. */
+    extract: z.boolean().default(true),
+    /** Merge/supersede/skip of a new fact: a call only when a similar item is already stored, so on. */
+    dedup: z.boolean().default(true),
+    /**
+     * Admission control (today a scored heuristic, no call) on every save. Off: memory_save is the
+     * agent saying "keep this", and a rejected fact is lost without the agent knowing.
+     */
+    admission: z.boolean().default(false),
+    /** LLM rerank of every search. Off: automatic recall searches before each turn, so it would add a call per turn. */
+    rerank: z.boolean().default(false),
+  })
+  .strict();
+
+/** The agent's memory: how it embeds, how much it recalls, which paths use the fast tier. */
+const memorySchema = z
+  .object({
+    /**
+     * `local` (the offline hashed-word embedder), a provider/model or a tier, called through the
+     * host's `/v1/embeddings`. Default: `llm.embedding_model` when set, else `local`.
+     */
+    embedder: z
+      .string()
+      .refine(
+        (value) => value === 'local' || modelRef.safeParse(value).success,
+        'use local, a tier (fast, default, complex) or provider/model (e.g. openai/text-embedding-3-small)',
+      )
+      .optional(),
+    /**
+     * Characters of memories injected before each turn by automatic recall (the most relevant ones
+     * the prompt does not already hold, with provenance); 0 turns recall off (no search is made).
+     * 2,000 is about 500 tokens: a handful of facts, small next to a window, cheap per turn.
+     */
+    recall_chars: z
+      .number()
+      .int()
+      .min(0, { error: 'use 0 (recall off) or a number of characters, e.g. 2000' })
+      .max(100_000, { error: 'at most 100000 characters: recall shares the prompt with the conversation' })
+      .default(2_000),
+    fast_tier: memoryFastTierSchema.prefault({}),
+  })
+  .strict();
+
 export const agentSchema = z
   .object({
     role: z.string().default(''),
@@ -122,6 +184,7 @@ export const agentSchema = z
     context: contextSchema.prefault({}),
     loop: loopSchema.prefault({}),
     browser: browserSchema.prefault({}),
+    memory: memorySchema.prefault({}),
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;

@@ -18,6 +18,30 @@ export const chatEventSchema = z.discriminatedUnion('type', [
     completion_tokens: z.number().int().nonnegative(),
   }),
   z.object({ type: z.literal('notice'), message: z.string() }),
+  /** What automatic recall put into the turn's prompt (once per turn, after it answered, before `done`). */
+  z.object({
+    type: z.literal('recall'),
+    memories: z.array(
+      z.object({
+        id: z.number().int(),
+        category: z.string(),
+        scope: z.string(),
+        source: z.string(),
+        saved_at: z.string(),
+        chars: z.number().int().nonnegative(),
+        clipped: z.boolean(),
+        untrusted: z.boolean(),
+      }),
+    ),
+    chars: z.number().int().nonnegative(),
+    tokens: z.number().int().nonnegative(),
+    ms: z.number().nonnegative(),
+    budget_chars: z.number().int().nonnegative(),
+    /** Hits left out because the prompt already holds them. */
+    held: z.number().int().nonnegative(),
+    /** The memory store failed; the turn went on without recall. */
+    error: z.string().optional(),
+  }),
   z.object({ type: z.literal('done'), conversation_id: z.string(), text: z.string() }),
   z.object({
     type: z.literal('error'),

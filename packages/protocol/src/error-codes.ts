@@ -236,7 +236,8 @@ export const ERROR_CODES = {
   MEM_SCOPE_INVALID: {
     retryable: false,
     status: 400,
-    summary: 'a memory scope is not global or kind:id (agent, project, user, squad, custom)',
+    summary:
+      "a memory scope is not global or kind:id (agent, project, user, squad, custom), or, on the host's shared memory routes, not a shared scope (global, squad:NAME)",
   },
   MEM_CATEGORY_INVALID: { retryable: false, status: 400, summary: 'a memory category name is malformed' },
   MEM_CATEGORY_UNKNOWN: { retryable: false, status: 404, summary: 'no memory category of that name' },

@@ -114,6 +114,7 @@ export {
 export {
   type MeshConfig,
   type MeshConfigInput,
+  memoryEmbedder,
   meshConfigJsonSchema,
   meshConfigSchema,
   PROVIDER_KINDS,
@@ -182,6 +183,28 @@ export {
   type SearchProviderKind,
   searchProviderKind,
 } from './search-config.js';
+export {
+  GLOBAL_MEMORY_SCOPE,
+  isSharedMemoryScope,
+  SHARED_MEMORY_API_PATH,
+  SHARED_MEMORY_CONTENT_MAX_CHARS,
+  SHARED_MEMORY_MESH_PATH,
+  SHARED_MEMORY_QUERY_MAX_CHARS,
+  type SharedMemoryItem,
+  type SharedMemoryListAnswer,
+  type SharedMemorySave,
+  type SharedMemorySaveAnswer,
+  type SharedMemorySearch,
+  type SharedMemorySearchAnswer,
+  sharedMemoryItemSchema,
+  sharedMemoryListAnswerSchema,
+  sharedMemorySaveAnswerSchema,
+  sharedMemorySaveSchema,
+  sharedMemorySearchAnswerSchema,
+  sharedMemorySearchSchema,
+  sharedScopePatternSchema,
+  squadMemoryScope,
+} from './shared-memory-api.js';
 export {
   matchesInputType,
   stepFallback,

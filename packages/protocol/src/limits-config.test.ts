@@ -16,6 +16,7 @@ describe('mesh.yaml limits', () => {
       pubsub_events_per_agent: 2_000,
       blackboard_keys_per_agent: 10_000,
       blackboard_bytes_per_agent: 64 * 1024 * 1024,
+      shared_memory_items_per_agent: 10_000,
       audit_rows_per_agent: 100_000,
       trace_rows_per_agent: 100_000,
     });

@@ -246,6 +246,12 @@ const limitsSchema = z
       .max(64 * 1024 * 1024 * 1024)
       .default(64 * 1024 * 1024),
     /**
+     * Live items in the host's shared memory scopes (`global`, `squad:NAME`) an agent wrote. 10,000
+     * facts (at most 20,000 characters each) is far past what a fleet shares, and keeps one agent's
+     * share of every reader's search small.
+     */
+    shared_memory_items_per_agent: z.number().int().min(1).max(10_000_000).default(10_000),
+    /**
      * Blackboard audit rows (puts, deletes) kept per agent; its oldest go as it writes. 100,000 rows
      * of ~100 bytes is ~10 MiB, and a month of history at one write every 30 s.
      */
@@ -331,6 +337,9 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     const fields = asRecord(agent);
     if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
       checkProvider(fields.model, ['agents', name, 'model']);
+    const memoryEmbedder = asRecord(fields.memory).embedder;
+    if (memoryEmbedder !== 'local' && !(TIER_NAMES as readonly unknown[]).includes(memoryEmbedder))
+      checkProvider(memoryEmbedder, ['agents', name, 'memory', 'embedder']);
     const browser = asRecord(fields.browser);
     if (browser.tier === 'cdp' && !browser.cdp_url) {
       issue(['agents', name, 'browser', 'cdp_url'], 'browser tier cdp needs cdp_url: vault:NAME');
@@ -375,6 +384,15 @@ export function resolveModel(config: MeshConfig, model: string): string {
     return config.llm.tiers[model as TierName] ?? config.llm.default_model;
   }
   return model;
+}
+
+/**
+ * What an agent embeds its memory with: `local`, or the provider/model its `memory.embedder` names
+ * (a tier resolved), else `llm.embedding_model`, else `local` (the offline fallback).
+ */
+export function memoryEmbedder(config: MeshConfig, agent: string): string {
+  const chosen = config.agents[agent]?.memory.embedder ?? config.llm.embedding_model ?? 'local';
+  return chosen === 'local' ? 'local' : resolveModel(config, chosen);
 }
 
 /** JSON Schema of mesh.yaml (for editors and `openlegion config schema`). */

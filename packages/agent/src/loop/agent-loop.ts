@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { ContextManager } from '../context/context-manager.js';
 import type { ConversationStore } from '../conversation-store.js';
+import { type MemoryRecall, recallEvent, withRecallBlock } from '../memory-recall/index.js';
 import { type Directives, parseDirectives } from '../prompt/directives.js';
 import type { TurnKind } from '../prompt/system-prompt.js';
 import { stripInvisible } from '../untrusted/untrusted-text.js';
@@ -63,6 +64,8 @@ export interface AgentLoopDeps {
   /** The operator's AGENTS.md and SOUL.md (from the host, never the workspace), asked every turn. */
   instructions: InstructionSource;
   logger: Logger;
+  /** Automatic recall before each turn; none in tests that are not about memory. */
+  recall?: MemoryRecall;
   clock?: Clock;
   retryDelaysMs?: readonly number[];
   streamIdleTimeoutMs?: number;
@@ -123,6 +126,15 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       );
       if (directives.message.trim() === '') return { text: '', silent: true };
     }
+    // After a /compact, so memories the compaction took out of view may come back.
+    const recalled = await deps.recall?.recall({
+      conversationId,
+      message: directives.message,
+      systemPrompt,
+      history,
+    });
+    const recallReport = recalled && recalled.budgetChars > 0 ? recallEvent(recalled) : undefined;
+    if (recallReport) log.debug({ recall: recallReport }, 'memory recalled');
     try {
       const outcome = await runTurn(
         runner,
@@ -131,7 +143,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
           traceId: input.traceId,
           systemPrompt,
           history,
-          userMessage: directives.message,
+          userMessage: withRecallBlock(directives.message, recalled),
           tools,
           maxRounds: input.maxRounds,
           ...(input.drainSteered ? { drainSteered: steeredWithoutInvisible(input.drainSteered) } : {}),
@@ -140,6 +152,9 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
         signal,
       );
       deps.store.append(conversationId, outcome.messages);
+      // Reported once the turn has answered: an event before the first output would commit the
+      // host's HTTP answer to a stream, and a turn that fails early must still answer with its status.
+      if (recallReport) emit(recallReport);
       log.info({ ms: clock.now() - startedMs, messages: outcome.messages.length }, 'turn done');
       return { text: outcome.text, silent: isSilentReply(outcome.text) };
     } catch (error) {

@@ -4,7 +4,12 @@ import type { MemoryEngine } from '@openlegion/memory';
 import { createMemoryTools } from '@openlegion/memory';
 import type { AgentSelf, AgentTool } from '@openlegion/protocol';
 import type OpenAI from 'openai';
-import { createCoreTools, createMeshTools } from '../tools/index.js';
+import {
+  createCoreTools,
+  createMeshClient,
+  createMeshTools,
+  createScopedMemoryTools,
+} from '../tools/index.js';
 
 export interface AgentToolsDeps {
   /** The memory engine, opened on first use. */
@@ -32,7 +37,10 @@ export interface AgentTools {
  */
 export function createAgentTools(deps: AgentToolsDeps): AgentTools {
   const core = createCoreTools({ mesh: deps.mesh, ...(deps.llm ? { llm: deps.llm } : {}) });
-  const { memorySearch, memorySave } = createMemoryTools({ memory: deps.memory, hierarchical: true });
+  const memory = createScopedMemoryTools(
+    createMemoryTools({ memory: deps.memory, hierarchical: true }),
+    createMeshClient(deps.mesh),
+  );
   // Launches nothing until the first browser tool call: an idle agent runs no Chromium.
   const browser = createBrowserSession(
     browserConfigFromSelf(deps.browser, { profileDir: join(deps.dataDir, 'browser') }),
@@ -41,8 +49,7 @@ export function createAgentTools(deps: AgentToolsDeps): AgentTools {
     tools: [
       ...core.tools,
       ...createMeshTools({ mesh: deps.mesh }),
-      memorySearch,
-      memorySave,
+      ...memory,
       ...createBrowserTools({ session: browser, evaluate: deps.browser.evaluate }),
     ] as AgentTool[],
     close: async () => {

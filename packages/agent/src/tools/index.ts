@@ -8,6 +8,7 @@ export {
 export { createFileTools } from './files/file-tools.js';
 export { READ_FILE_MAX_CHARS } from './files/read-file-tool.js';
 export { resolveWorkspacePath, type WorkspacePath } from './files/workspace-path.js';
+export { createScopedMemoryTools, OWN_SCOPE } from './memory/scoped-memory-tools.js';
 export { createBlackboardTools } from './mesh/blackboard-tools.js';
 export {
   createMeshClient,

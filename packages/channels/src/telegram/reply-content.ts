@@ -38,6 +38,8 @@ export class ReplyContent {
         return this.#line(noticeLine(event.message));
       case 'error':
         return this.#line(errorLine(event.message));
+      case 'recall':
+        return false;
       case 'usage': {
         const previous = this.#usage;
         this.#usage = {

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import {
+  isSharedMemoryScope,
   memoryDoctorAnswerSchema,
   memoryItemsAnswerSchema,
   memorySearchAnswerSchema,
@@ -15,18 +16,20 @@ import {
   requestDone,
   requestJson,
 } from '../host-connection.js';
+import { SHARED_MEMORY_ACTIONS } from './shared-memory.js';
 
 /**
  * `openlegion memory <agent> search|list|stats|delete|export|import|doctor`: an agent's long-term
- * memory, reached through the host (which holds the agent's token).
+ * memory, reached through the host (which holds the agent's token). In place of the agent, a shared
+ * scope (`global`, `squad:NAME`) the host keeps: `search|list|save|delete`.
  */
 export function registerMemoryCommands(program: Command, kit: CommandKit): void {
   program
     .command('memory')
     .description(
-      "read and manage an agent's long-term memory: search, list, stats, delete, export, import, doctor",
+      "read and manage an agent's long-term memory (search, list, stats, delete, export, import, doctor), or a shared scope's (global, squad:NAME: search, list, save, delete)",
     )
-    .argument('<agent>', 'agent name')
+    .argument('<agent>', 'agent name, or a shared scope: global, squad:NAME')
     .argument('<action>', `one of: ${Object.keys(ACTIONS).join(', ')}`)
     .argument('[args...]', 'search: the query; delete: the item id; import: a JSON lines file or -')
     .addOption(kit.configOption())
@@ -38,6 +41,16 @@ export function registerMemoryCommands(program: Command, kit: CommandKit): void 
     .option('--keep-ids', 'import: keep the ids in the file (restore into an empty memory)')
     .action((agent: string, action: string, args: string[], options: MemoryOptions) =>
       kit.run(async () => {
+        if (isSharedMemoryScope(agent)) {
+          const shared = SHARED_MEMORY_ACTIONS[action];
+          if (!shared)
+            throw new OpenLegionError(
+              'REQUEST_INVALID',
+              `no action "${action}" for the shared scope ${agent}; actions: ${Object.keys(SHARED_MEMORY_ACTIONS).join(', ')}`,
+            );
+          const host = await connectToHost(options.config);
+          return shared({ host, kit, scope: agent, args, limit: Number(options.limit) });
+        }
         const run = ACTIONS[action];
         if (!run) {
           throw new OpenLegionError(

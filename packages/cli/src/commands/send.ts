@@ -1,5 +1,5 @@
 import { readChatEvents } from '@openlegion/infra/sse';
-import { chatEventError, type LaneMode, OpenLegionError } from '@openlegion/protocol';
+import { type ChatEvent, chatEventError, type LaneMode, OpenLegionError } from '@openlegion/protocol';
 import { renderEvent } from '../chat-rendering.js';
 import type { CliOutput } from '../cli-output.js';
 import { errorFromResponse, type HostConnection } from '../host-connection.js';
@@ -18,7 +18,13 @@ export async function sendMessage(
   agent: string,
   message: string,
   output: CliOutput,
-  options: { conversationId?: string; signal?: AbortSignal; mode?: LaneMode } = {},
+  options: {
+    conversationId?: string;
+    signal?: AbortSignal;
+    mode?: LaneMode;
+    /** Sees every event of the reply (the REPL keeps the turn's recall report for `/debug`). */
+    onEvent?: (event: ChatEvent) => void;
+  } = {},
 ): Promise<SendResult> {
   const body = {
     message,
@@ -35,6 +41,7 @@ export async function sendMessage(
   const state = { atLineStart: true };
   for await (const event of readChatEvents(response.body)) {
     renderEvent(event, output, state);
+    options.onEvent?.(event);
     if (event.type === 'error') throw chatEventError(event, `${agent}: `);
     if (event.type === 'done') return { text: event.text, conversationId: event.conversation_id };
   }

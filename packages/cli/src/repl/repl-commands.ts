@@ -3,6 +3,7 @@ import { printError } from '../cli-output.js';
 import { sendMessage } from '../commands/send.js';
 import { fetchStatus, printStatus } from '../commands/status.js';
 import { requestDone, requestJson } from '../host-connection.js';
+import { formatRecallDebug } from './recall-debug.js';
 import { conversationOf, knownAgent, type ReplSession } from './repl-session.js';
 
 /** One slash command of the REPL. */
@@ -24,11 +25,15 @@ export async function say(
   const turn = new AbortController();
   const ownsTurn = session.turn === undefined;
   if (ownsTurn) session.turn = turn;
+  if (ownsTurn) session.recalls.delete(agent);
   try {
     const reply = await sendMessage(session.host, agent, message, session.output, {
       conversationId: conversationOf(session, agent),
       signal: turn.signal,
       ...(mode ? { mode } : {}),
+      onEvent: (event) => {
+        if (event.type === 'recall') session.recalls.set(agent, event);
+      },
     });
     session.transcript.push({ agent, said: message, reply: reply.text });
   } catch (error) {
@@ -172,6 +177,15 @@ export const REPL_COMMANDS: ReplCommand[] = [
     usage: '/compact',
     description: 'ask the current agent to compact its conversation now',
     run: (session) => say(session, session.current, '/compact'),
+  },
+  {
+    name: 'debug',
+    usage: '/debug [NAME]',
+    description: "what memory recall put into the last turn's prompt (the current agent's, or NAME's)",
+    run(session, args) {
+      const agent = args.trim() === '' ? session.current : knownAgent(session, args.trim());
+      if (agent) session.output.out(formatRecallDebug(agent, session.recalls.get(agent)));
+    },
   },
   {
     name: 'restart',

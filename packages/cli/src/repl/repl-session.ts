@@ -1,6 +1,7 @@
 import type { AgentInfo } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
 import type { HostConnection } from '../host-connection.js';
+import type { RecallReport } from './recall-debug.js';
 
 /** What one REPL run knows: the host, the agents, who it talks to, and its own exchanges. */
 export interface ReplSession {
@@ -14,6 +15,8 @@ export interface ReplSession {
   transcript: Array<{ agent: string; said: string; reply: string }>;
   /** Approvals already shown (`run/step`), so each is offered once. */
   offeredApprovals: Set<string>;
+  /** Per agent, what automatic recall put into its last turn's prompt (`/debug`). */
+  recalls: Map<string, RecallReport>;
   /** Aborts the turn in flight (Ctrl-C). */
   turn: AbortController | undefined;
 }

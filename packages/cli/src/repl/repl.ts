@@ -43,6 +43,7 @@ export async function runRepl(
     conversations: new Map(),
     transcript: [],
     offeredApprovals: new Set(),
+    recalls: new Map(),
     turn: undefined,
   };
   if (!knownAgent(session, session.current)) return 1;

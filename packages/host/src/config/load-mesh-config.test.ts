@@ -54,6 +54,20 @@ agents:
     ]);
   });
 
+  it('defaults the recall budget to 2,000 characters, takes 0 as off, and names a bad one', () => {
+    expect(parseMeshConfig(valid).agents.a?.memory.recall_chars).toBe(2_000);
+    const off = valid.replace('a: { role: helper }', 'a: { role: helper, memory: { recall_chars: 0 } }');
+    expect(parseMeshConfig(off).agents.a?.memory.recall_chars).toBe(0);
+    const bad = valid.replace('b: {}', 'b: { memory: { recall_chars: -5 } }');
+    expect(problemsOf(bad).map(formatConfigProblem)).toEqual([
+      'mesh.yaml:8:32 agents.b.memory.recall_chars: use 0 (recall off) or a number of characters, e.g. 2000',
+    ]);
+    const huge = valid.replace('b: {}', 'b: { memory: { recall_chars: 900000 } }');
+    expect(problemsOf(huge).map(formatConfigProblem)).toEqual([
+      'mesh.yaml:8:32 agents.b.memory.recall_chars: at most 100000 characters: recall shares the prompt with the conversation',
+    ]);
+  });
+
   it('names the line of a search provider of unknown kind, without a key or without an instance', () => {
     const text = `${valid}search:
   providers:

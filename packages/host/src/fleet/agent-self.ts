@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type AgentSelf, OpenLegionError, resolveModel } from '@openlegion/protocol';
+import { type AgentSelf, memoryEmbedder, OpenLegionError, resolveModel } from '@openlegion/protocol';
 import type { FeatureContext } from '../features/index.js';
 import { parseSecretReference } from '../secrets/index.js';
 
@@ -25,6 +25,11 @@ export function agentSelf(
       evaluate: agentConfig.browser.evaluate,
       idle_timeout_ms: agentConfig.browser.idle_timeout_ms,
       ...cdpUrl(context, agentConfig.browser.cdp_url),
+    },
+    memory: {
+      embedder: memoryEmbedder(config, agent),
+      recall_chars: agentConfig.memory.recall_chars,
+      fast_tier: { ...agentConfig.memory.fast_tier },
     },
   };
 }

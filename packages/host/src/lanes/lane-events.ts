@@ -1,3 +1,4 @@
+import type { ChatEvent } from '@openlegion/protocol';
 import { eventKey } from '../features/index.js';
 import type { LaneItem } from './lane-item.js';
 
@@ -6,3 +7,9 @@ export type LaneItemPhase = 'queued' | 'running' | 'settled';
 
 /** A lane item moved on (traces record each move as a hop of the item's trace). */
 export const LANE_ITEM_CHANGED = eventKey<{ item: LaneItem; phase: LaneItemPhase }>('lanes.item-changed');
+
+/** What an agent's automatic recall put into a turn's prompt, as it reported it (traces record it). */
+export const LANE_TURN_RECALLED = eventKey<{
+  item: LaneItem;
+  recall: Extract<ChatEvent, { type: 'recall' }>;
+}>('lanes.turn-recalled');

@@ -4,7 +4,7 @@ import { type AgentClient, createAgentClient } from './agent-client.js';
 import { type AgentTurnDeps, runAgentTurn, steerAgent } from './agent-turn.js';
 import { followItem } from './follow-item.js';
 import { LaneDispatcher } from './lane-dispatcher.js';
-import { LANE_ITEM_CHANGED, type LaneItemPhase } from './lane-events.js';
+import { LANE_ITEM_CHANGED, LANE_TURN_RECALLED, type LaneItemPhase } from './lane-events.js';
 import type { LaneItem, LaneSource } from './lane-item.js';
 import { LANE_MIGRATIONS } from './lane-migrations.js';
 import { enqueue } from './lane-queue.js';
@@ -49,10 +49,19 @@ export function lanesFeature(options: LanesFeatureOptions = {}): HostFeature {
         isReady: (agent) => registry.get(agent)?.state === 'ready',
         onItem,
         runTurn: (item, emit, signal) =>
-          runAgentTurn(turns, item, emit, signal, {
-            messages: repo.queuedCount(item.agent),
-            events: pendingEvents?.(item.agent) ?? 0,
-          }),
+          runAgentTurn(
+            turns,
+            item,
+            (event) => {
+              if (event.type === 'recall') context.events.emit(LANE_TURN_RECALLED, { item, recall: event });
+              emit(event);
+            },
+            signal,
+            {
+              messages: repo.queuedCount(item.agent),
+              events: pendingEvents?.(item.agent) ?? 0,
+            },
+          ),
         deliver,
         watchdogMs: context.config.lanes.watchdog_ms,
       });

@@ -1,4 +1,10 @@
-import { type MeshConfig, OpenLegionError, resolveModel, TIER_NAMES } from '@openlegion/protocol';
+import {
+  type MeshConfig,
+  memoryEmbedder,
+  OpenLegionError,
+  resolveModel,
+  TIER_NAMES,
+} from '@openlegion/protocol';
 
 /**
  * The models an agent may call (`provider/model`, after tier resolution): its own, every tier, the
@@ -12,6 +18,10 @@ export function allowedModels(config: MeshConfig, agent: string): Set<string> {
     ...TIER_NAMES.map((tier) => resolveModel(config, tier)),
     ...config.llm.fallbacks,
     ...(config.llm.embedding_model ? [config.llm.embedding_model] : []),
+    // The agent's own memory embedder, when it names one (agents.NAME.memory.embedder).
+    ...(own !== undefined && memoryEmbedder(config, agent) !== 'local'
+      ? [memoryEmbedder(config, agent)]
+      : []),
   ];
   return new Set(models);
 }

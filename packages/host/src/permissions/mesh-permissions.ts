@@ -9,7 +9,9 @@ export type MeshPermission =
   | 'pubsub.subscribe'
   | 'message'
   | 'credentials'
-  | 'egress';
+  | 'egress'
+  | 'memory.read'
+  | 'memory.write';
 
 type Grants = Record<MeshPermission, { patterns: readonly string[]; matches: (target: string) => boolean }>;
 
@@ -44,6 +46,8 @@ export class MeshPermissions {
         // The names granted; where each may go is the credentials feature's CredentialGrants.
         credentials: grant(Object.keys(permissions.credentials)),
         egress: grant(permissions.egress),
+        'memory.read': grant(permissions.memory.read),
+        'memory.write': grant(permissions.memory.write),
       });
     }
   }
@@ -56,9 +60,12 @@ export class MeshPermissions {
   require(agent: string, permission: MeshPermission, target: string): void {
     if (this.can(agent, permission, target)) return;
     const granted = this.#grants.get(agent)?.[permission].patterns;
-    const why = granted
+    let why = granted
       ? `agents.${agent}.permissions.${permission} in mesh.yaml is ${JSON.stringify(granted)}`
       : `"${agent}" is not an agent of mesh.yaml`;
+    // Shared memory is new to most fleets: say the line that grants it.
+    if (granted && permission.startsWith('memory.'))
+      why += `; add "${target}" to agents.${agent}.permissions.${permission} in mesh.yaml to allow it`;
     throw new OpenLegionError(
       'MESH_FORBIDDEN',
       `agent "${agent}" may not ${permission.replace('.', ' ')} "${target}": ${why}`,

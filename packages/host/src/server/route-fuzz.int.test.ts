@@ -185,6 +185,7 @@ describe('route fuzzing (every route of the host app)', () => {
     expect(routes).toContain('GET /healthz');
     expect(routes).toContain('PUT /mesh/blackboard/entries/*');
     expect(routes).toContain('POST /v1/chat/completions');
+    expect(routes).toContain('POST /mesh/memory/:scope/search');
     expect(routes.length).toBeGreaterThan(40);
   });
 

@@ -5,13 +5,16 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EGRESS_DECIDED, type EgressDecision } from '../egress/index.js';
 import { type HostFeature, serviceKey } from '../features/index.js';
-import { LANE_ITEM_CHANGED, type LaneItem, type LaneItemPhase } from '../lanes/index.js';
+import { LANE_ITEM_CHANGED, LANE_TURN_RECALLED, type LaneItem, type LaneItemPhase } from '../lanes/index.js';
 import { TRACE_MIGRATIONS, type TraceEvent, TraceLog } from './trace-log.js';
 
 /** How long traces are kept. */
 const KEEP_MS = 7 * 24 * 3_600_000;
 const PRUNE_INTERVAL_MS = 60 * 60_000;
 const TRACE_ID = /^[\w.:@-]{1,100}$/;
+/** The agent reports its recall: a hop keeps this many memory ids and this much of an error, no more. */
+const RECALL_HOP_MAX_IDS = 20;
+const RECALL_HOP_MAX_ERROR_CHARS = 200;
 
 /** The trace hops in mesh.db (`openlegion traces`). */
 export const TRACE_LOG = serviceKey<TraceLog>('traces.log');
@@ -32,6 +35,7 @@ export function tracesFeature(): HostFeature {
       context.provide(TRACE_LOG, log);
       const record = (event: Omit<TraceEvent, 'at'>) => log.record({ ...event, at: context.clock.now() });
       context.events.on(LANE_ITEM_CHANGED, ({ item, phase }) => record(laneHop(item, phase)));
+      context.events.on(LANE_TURN_RECALLED, ({ item, recall }) => record(recallHop(item, recall)));
       context.events.on(EGRESS_DECIDED, (decision) => {
         if (decision.traceId) record(egressHop(decision, decision.traceId));
       });
@@ -69,6 +73,36 @@ function laneHop(item: LaneItem, phase: LaneItemPhase): Omit<TraceEvent, 'at'> {
         ? { ms: item.finishedAt - item.startedAt }
         : {}),
       ...(item.errorCode ? { error: item.errorCode } : {}),
+    },
+  };
+}
+
+/**
+ * What the agent's automatic recall put into the turn's prompt. The agent wrote this report, so
+ * only bounded facts are kept: memory ids (capped), sizes, time, and a clipped error.
+ */
+function recallHop(
+  item: LaneItem,
+  recall: {
+    memories: { id: number }[];
+    chars: number;
+    tokens: number;
+    ms: number;
+    held: number;
+    error?: string | undefined;
+  },
+): Omit<TraceEvent, 'at'> {
+  return {
+    trace_id: item.traceId,
+    hop: 'agent.recall',
+    agent: item.agent,
+    detail: {
+      memories: recall.memories.slice(0, RECALL_HOP_MAX_IDS).map((memory) => memory.id),
+      chars: recall.chars,
+      tokens: recall.tokens,
+      ms: recall.ms,
+      held: recall.held,
+      ...(recall.error ? { error: recall.error.slice(0, RECALL_HOP_MAX_ERROR_CHARS) } : {}),
     },
   };
 }

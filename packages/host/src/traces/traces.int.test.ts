@@ -12,9 +12,37 @@ import { tracesFeature } from './traces-feature.js';
 /** Stand-in agents behind a fake fetch: each answers "ok", and records the trace id it was given. */
 const traceIdsSeen: string[] = [];
 const fakeFetch = (async (_url: string | URL | Request, init?: RequestInit) => {
-  const body = JSON.parse(String(init?.body)) as { conversation_id: string; trace_id: string };
+  const body = JSON.parse(String(init?.body)) as {
+    conversation_id: string;
+    trace_id: string;
+    message: string;
+  };
   traceIdsSeen.push(body.trace_id);
+  // A message about tea recalls a memory first, as the real agent reports it.
+  const recalled = body.message.includes('tea')
+    ? formatSseEvent({
+        type: 'recall',
+        memories: [
+          {
+            id: 7,
+            category: 'preferences',
+            scope: 'agent:writer',
+            source: 'tool',
+            saved_at: '2026-11-20T10:00:00.000Z',
+            chars: 30,
+            clipped: false,
+            untrusted: false,
+          },
+        ],
+        chars: 220,
+        tokens: 55,
+        ms: 1.5,
+        budget_chars: 2_000,
+        held: 0,
+      })
+    : '';
   const frames =
+    recalled +
     formatSseEvent({ type: 'text_delta', text: 'ok' }) +
     formatSseEvent({ type: 'done', conversation_id: body.conversation_id, text: 'ok' });
   return new Response(frames, { headers: { 'content-type': 'text/event-stream' } });
@@ -83,6 +111,24 @@ describe('traces', () => {
     });
     expect(chat.statusCode).toBe(200);
     expect(traceIdsSeen.at(-1)).toBe('trace-cli-1');
+  });
+
+  it('records what the agent recalled into the turn as a hop of its trace', async () => {
+    const chat = await host.app.inject({
+      method: 'POST',
+      url: '/api/agents/writer/chat',
+      headers: { ...host.operatorAuth, [TRACE_HEADER]: 'trace-recall' },
+      payload: { message: 'which tea do I like?' },
+    });
+    expect(chat.statusCode).toBe(200);
+    const trace = await host.app.inject({ url: '/api/traces/trace-recall', headers: host.operatorAuth });
+    expect(trace.json().events).toContainEqual(
+      expect.objectContaining({
+        hop: 'agent.recall',
+        agent: 'writer',
+        detail: { memories: [7], chars: 220, tokens: 55, ms: 1.5, held: 0 },
+      }),
+    );
   });
 
   it('still takes it from x-openlegion-trace, the header older CLIs sent', async () => {

@@ -1,4 +1,5 @@
 import type { MemoryContext } from '../store/memory-context.js';
+import { embedProgress } from './backfill.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -39,7 +40,9 @@ export async function memoryDoctor(context: MemoryContext): Promise<DoctorReport
     dimensionsCheck(context),
   ];
   checks.push(await embedderCheck(context));
-  if (context.embedder) {
+  if (context.embedder && context.onEmbedderError === 'bm25') {
+    checks.push(backgroundCheck(context));
+  } else if (context.embedder) {
     const missing = context.items.count() - context.vectors.count();
     checks.push({
       name: 'vectors',
@@ -65,12 +68,36 @@ function check(name: string, run: () => [boolean, string]): DoctorCheck {
   }
 }
 
+/**
+ * A running agent re-embeds in the background: items waiting for a vector are progress, not a fault,
+ * unless the last embedding failed (provider down, wrong dimension).
+ */
+function backgroundCheck(context: MemoryContext): DoctorCheck {
+  const progress = embedProgress(context);
+  const error = context.embedStatus?.error;
+  const state =
+    progress.pending === 0
+      ? 'every live item has a vector'
+      : `${progress.done} of ${progress.total} live items embedded with ${progress.embedder}, ${progress.pending} found lexically until re-embedded${context.embedStatus?.running ? ' (re-embedding now)' : ''}`;
+  return {
+    name: 'vectors',
+    ok: !error,
+    detail: error ? `${state}; last embedding failed: ${error.code}: ${error.message}` : state,
+  };
+}
+
 function dimensionsCheck(context: MemoryContext): DoctorCheck {
   const recorded = context.vectors.state();
   const { embedder } = context;
   if (!embedder) return { name: 'dimensions', ok: true, detail: 'no embedder: BM25 only' };
   if (!recorded)
     return { name: 'dimensions', ok: true, detail: `nothing embedded yet; ${embedder.id} will be recorded` };
+  if (context.onEmbedderError === 'bm25' && recorded.embedderId !== embedder.id)
+    return {
+      name: 'dimensions',
+      ok: true,
+      detail: `store has ${recorded.embedderId} (${recorded.dimensions}); moving to ${embedder.id} in the background`,
+    };
   const sameDims = embedder.dimensions === undefined || embedder.dimensions === recorded.dimensions;
   const ok = sameDims && embedder.id === recorded.embedderId;
   return {
@@ -92,6 +119,13 @@ async function embedderCheck(context: MemoryContext): Promise<DoctorCheck> {
       AbortSignal.timeout(PROBE_TIMEOUT_MS),
     );
     const ms = Math.round(performance.now() - started);
+    const recorded = context.vectors.state();
+    if (recorded?.embedderId === embedder.id && vector?.length !== recorded.dimensions)
+      return {
+        name: 'embedder',
+        ok: false,
+        detail: `${embedder.id} answered ${vector?.length} dimensions but the store's vectors have ${recorded.dimensions}`,
+      };
     return {
       name: 'embedder',
       ok: true,

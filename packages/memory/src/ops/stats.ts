@@ -1,4 +1,5 @@
 import type { MemoryContext } from '../store/memory-context.js';
+import { embedProgress } from './backfill.js';
 
 /** Counts a store reports (`openlegion memory <agent> stats`, `GET /memory/stats`). */
 export interface MemoryStats {
@@ -10,7 +11,15 @@ export interface MemoryStats {
   byScope: Record<string, number>;
   byCategory: Record<string, number>;
   byTier: Record<string, number>;
-  embedder: { active: string | null; recorded: string | null; dimensions: number | null };
+  embedder: {
+    active: string | null;
+    recorded: string | null;
+    dimensions: number | null;
+    /** Live items with a vector of the active embedder, of `total`; the rest are found lexically. */
+    reembed: { done: number; total: number; pending: number; running: boolean };
+    /** The last embedding failure (provider down, wrong dimension), cleared by the next success. */
+    error: string | null;
+  };
   llm: string | null;
 }
 
@@ -37,7 +46,15 @@ export function memoryStats(context: MemoryContext): MemoryStats {
       active: context.embedder?.id ?? null,
       recorded: recorded?.embedderId ?? null,
       dimensions: recorded?.dimensions ?? null,
+      reembed: { ...pick(embedProgress(context)), running: context.embedStatus?.running ?? false },
+      error: context.embedStatus?.error
+        ? `${context.embedStatus.error.code}: ${context.embedStatus.error.message}`
+        : null,
     },
     llm: context.llm?.model ?? null,
   };
+}
+
+function pick({ done, total, pending }: { done: number; total: number; pending: number }) {
+  return { done, total, pending };
 }

@@ -51,6 +51,9 @@ export async function prepareSearch(
   const checked = checkSearchRequest(request, defaultScopes);
   for (const category of checked.categories ?? []) context.categories.require(category);
   const config: RetrievalConfig = { ...DEFAULT_RETRIEVAL_CONFIG, ...request.config };
+  // The engine's setting wins over the request's: the operator chose what a search may spend.
+  const rerankPath = context.llmPaths?.rerank ?? 'request';
+  if (rerankPath !== 'request') config.rerank = rerankPath === 'always';
   const vector = (await embedChecked(context, [checked.query], request.signal))?.[0];
   return { ...checked, vector, config } satisfies Prepared;
 }

@@ -1,6 +1,6 @@
 import { transaction } from '@openlegion/infra/sqlite';
 import type { FactInput, MemoryItem, NormalizedFact } from '../model/memory-item.js';
-import { embedChecked, type MemoryContext } from '../store/memory-context.js';
+import { embedChecked, llmFor, type MemoryContext } from '../store/memory-context.js';
 import {
   type AdmissionConfig,
   admissionScore,
@@ -95,7 +95,7 @@ export async function storeFactsBatch(
       if (verdict === 'probation') fact.tier = 'peripheral';
     }
     const decision: Decision = dedup
-      ? await decideDedup(fact, similar, context.llm)
+      ? await decideDedup(fact, similar, llmFor(context, 'dedup'))
       : { decision: 'create', reason: 'dedup off', by: 'rule' };
     const plan: Plan = { index, fact, vector, decision };
     if (decision.decision === 'merge' && decision.target) {
@@ -117,7 +117,7 @@ export async function storeFactsBatch(
     outcomes: outcomes.sort((a, b) => a.index - b.index),
     mode: {
       embedder: context.embedder?.id ?? null,
-      dedup: dedup ? (context.llm ? 'llm' : 'heuristic') : 'off',
+      dedup: dedup ? (llmFor(context, 'dedup') ? 'llm' : 'heuristic') : 'off',
       admission: admission.enabled ? 'on' : 'off',
     },
   };
