@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FakeClock } from '@openlegion/infra/clock';
-import { findFreePort } from '@openlegion/infra/http';
+import { findFreePorts } from '@openlegion/infra/http';
 import { createLogger } from '@openlegion/infra/log';
 import { meshConfigSchema } from '@openlegion/protocol';
 import { afterEach, expect, it, vi } from 'vitest';
@@ -24,8 +24,9 @@ afterEach(() => {
 
 it('fails the start at once with the reason when the app cannot be built, instead of waiting for agents that cannot reach it', async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'mesh-host-app-'));
+  const [port, egressPort] = await findFreePorts('127.0.0.1', 2);
   const config = meshConfigSchema.parse({
-    mesh: { name: 'appfail', port: await findFreePort('127.0.0.1'), data_dir: dataDir },
+    mesh: { name: 'appfail', port, egress_port: egressPort, data_dir: dataDir },
     runtime: { kind: 'process', ready_timeout_ms: 30_000 },
     llm: { providers: { openai: { api_key: 'env:OPENAI_API_KEY' } } },
     agents: { alpha: {} },

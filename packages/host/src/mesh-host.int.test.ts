@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FakeClock } from '@openlegion/infra/clock';
-import { findFreePort } from '@openlegion/infra/http';
+import { findFreePorts } from '@openlegion/infra/http';
 import { createLogger } from '@openlegion/infra/log';
 import { openDatabase } from '@openlegion/infra/sqlite';
 import { meshConfigSchema } from '@openlegion/protocol';
@@ -25,10 +25,8 @@ describe('createMeshHost (the composition root, no Docker)', () => {
 
   beforeEach(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'mesh-host-'));
-    port = await findFreePort('127.0.0.1');
-    // Not the default mesh.port + 1: on a busy machine that port is sometimes taken (a flaky start).
-    do egressPort = await findFreePort('127.0.0.1');
-    while (egressPort === port);
+    // Not the default mesh.port + 1 for the egress proxy: on a busy machine it is sometimes taken.
+    [port, egressPort] = (await findFreePorts('127.0.0.1', 2)) as [number, number];
     clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   });
   afterEach(async () => {

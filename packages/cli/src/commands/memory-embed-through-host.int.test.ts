@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
 import { createMeshHost, type MeshHost } from '@openlegion/host/mesh';
-import { findFreePort } from '@openlegion/infra/http';
+import { findFreePorts } from '@openlegion/infra/http';
 import { createLogger } from '@openlegion/infra/log';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,11 +28,11 @@ describe('agent memory embeds through the host LLM proxy', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cli-memory-embed-'));
     llm = await startFakeLlm({ script: { default: { text: 'fine' } } });
-    const port = await findFreePort('127.0.0.1');
+    const [port, egressPort] = await findFreePorts('127.0.0.1', 2);
     meshFile = path.join(dir, 'mesh.yaml');
     await writeFile(
       meshFile,
-      `mesh: { name: memembed, port: ${port}, data_dir: data }
+      `mesh: { name: memembed, port: ${port}, egress_port: ${egressPort}, data_dir: data }
 runtime: { kind: process }
 llm:
   default_model: up/gpt-test

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
 import { createMeshHost, type MeshHost } from '@openlegion/host/mesh';
-import { findFreePort } from '@openlegion/infra/http';
+import { findFreePorts } from '@openlegion/infra/http';
 import { createLogger } from '@openlegion/infra/log';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,12 +37,12 @@ describe('openlegion send through the mesh: errors keep their code end to end', 
         default: { text: 'fine' },
       },
     });
-    const port = await findFreePort('127.0.0.1');
+    const [port, egressPort] = await findFreePorts('127.0.0.1', 2);
     meshFile = path.join(dir, 'mesh.yaml');
     // `broke` may spend a millionth of a dollar: one call (up to 1,000 output tokens at $2/M) cannot fit.
     await writeFile(
       meshFile,
-      `mesh: { name: senderr, port: ${port}, data_dir: data }
+      `mesh: { name: senderr, port: ${port}, egress_port: ${egressPort}, data_dir: data }
 runtime: { kind: process }
 llm:
   default_model: up/gpt-test

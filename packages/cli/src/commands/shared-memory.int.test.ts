@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
 import { createMeshHost, type MeshHost } from '@openlegion/host/mesh';
-import { findFreePort } from '@openlegion/infra/http';
+import { findFreePorts } from '@openlegion/infra/http';
 import { createLogger } from '@openlegion/infra/log';
 import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,11 +46,11 @@ describe('shared memory scopes across agents', () => {
         default: { text: 'done' },
       },
     });
-    const port = await findFreePort('127.0.0.1');
+    const [port, egressPort] = await findFreePorts('127.0.0.1', 2);
     meshFile = path.join(dir, 'mesh.yaml');
     await writeFile(
       meshFile,
-      `mesh: { name: shared, port: ${port}, data_dir: data }
+      `mesh: { name: shared, port: ${port}, egress_port: ${egressPort}, data_dir: data }
 runtime: { kind: process }
 llm:
   default_model: up/gpt-test

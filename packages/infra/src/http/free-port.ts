@@ -15,3 +15,13 @@ export function findFreePort(host: string): Promise<number> {
     });
   });
 }
+
+/**
+ * `count` different TCP ports free on `host` right now: a mesh's port and its egress proxy's, whose
+ * default (mesh.port + 1) is often taken on a busy machine by an outgoing connection.
+ */
+export async function findFreePorts(host: string, count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await findFreePort(host));
+  return [...ports];
+}

@@ -1,7 +1,7 @@
 export { digestMatches, generateToken, parseBearer, TOKEN_BYTES, tokenDigest } from './bearer-token.js';
 export { errorFromBody } from './error-from-body.js';
 export { refuseFrameworkError, registerErrorHandling } from './error-handling.js';
-export { findFreePort } from './free-port.js';
+export { findFreePort, findFreePorts } from './free-port.js';
 export {
   type AnswerSchema,
   createJsonClient,
