@@ -13,7 +13,13 @@ import { loadSamples, recallAt, scoredQuestions, turnsOf } from './memory/locomo
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEFAULT_DATA = path.resolve(ROOT, '../shared/data/locomo/locomo-dev.json');
 const KS = [1, 5, 10, 20];
-const TARGETS = { best_recall_at_10: 0.75, best_recall_at_1: 0.4 };
+/** Issue 22's dev targets, for the configuration the agent ships (offline, no provider). */
+const TARGETS = { shipped_recall_at_10: 0.8, shipped_recall_at_1: 0.45 };
+/**
+ * What a running agent does: memory_search and automatic recall call `search` (hybrid BM25 +
+ * vectors) with the local hashed-word embedder when no provider embedder is configured.
+ */
+const SHIPPED_MODE = 'hybrid';
 
 /** The engine's pipeline with its precision cut-offs off: this measures ranking, not thresholds. */
 const RANKING_ONLY = { minScore: 0, hardMinScore: 0, recordAccess: false };
@@ -90,9 +96,24 @@ export async function main(args) {
       ...heldOut.map((mode) => metrics[mode].held_out.recall_at_1),
     );
   }
+  // The headline and the verdict are the shipped configuration's, not the best of the modes.
+  const shipped = metrics[SHIPPED_MODE];
+  if (shipped) {
+    metrics.shipped_mode = `${SHIPPED_MODE} (what the agent runs offline: search() with the local embedder)`;
+    metrics.shipped_recall_at_10 = shipped.overall.recall_at_10;
+    metrics.shipped_recall_at_1 = shipped.overall.recall_at_1;
+    if (shipped.held_out) {
+      metrics.shipped_held_out_recall_at_10 = shipped.held_out.recall_at_10;
+      metrics.shipped_held_out_recall_at_1 = shipped.held_out.recall_at_1;
+    }
+    console.log(
+      `shipped (${SHIPPED_MODE}): R@1 ${shipped.overall.recall_at_1.toFixed(3)}  R@10 ${shipped.overall.recall_at_10.toFixed(3)}`,
+    );
+  }
   const pass =
-    metrics.best_recall_at_10 >= TARGETS.best_recall_at_10 &&
-    metrics.best_recall_at_1 >= TARGETS.best_recall_at_1;
+    shipped !== undefined &&
+    metrics.shipped_recall_at_10 >= TARGETS.shipped_recall_at_10 &&
+    metrics.shipped_recall_at_1 >= TARGETS.shipped_recall_at_1;
   if (options.write) {
     const file = writeResults('memory-locomo', metrics, TARGETS, pass);
     console.log(`${pass ? 'PASS' : 'FAIL'} — wrote ${path.relative(ROOT, file)}`);
