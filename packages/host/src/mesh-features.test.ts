@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FakeAgentRuntime } from '../test/fake-agent-runtime.js';
 import { startFeatureTestHost } from '../test/feature-test-host.js';
@@ -48,5 +49,13 @@ describe("the host's list of features", () => {
       'feature-test-host',
     ]);
     await host.stop();
+  });
+
+  it('is the list docs/architecture.md names, in start order', () => {
+    const doc = readFileSync(new URL('../../../docs/architecture.md', import.meta.url), 'utf8');
+    const sentence =
+      /There are \w+ today, listed in `mesh-features\.ts`: ([\s\S]*?), which watches/.exec(doc)?.[1] ?? '';
+    const named = [...sentence.matchAll(/`([a-z]+)`/g)].map((match) => match[1]);
+    expect(named).toEqual(featureOrder(features()).map(({ name }) => name));
   });
 });
