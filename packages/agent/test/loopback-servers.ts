@@ -76,6 +76,8 @@ export async function startProxy(upstreamPort: number, refuse: string[] = []): P
     request.pipe(upstream);
   });
   server.on('connect', (request, socket, head) => {
+    // A client may reset a refused tunnel before reading the answer: never an uncaught error.
+    socket.on('error', () => {});
     note(request);
     const host = (request.url ?? '').split(':')[0] ?? '';
     if (refuse.includes(host)) return void socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');

@@ -18,6 +18,8 @@ export async function startRefusingProxy(): Promise<{
     res.end('egress refused: host not in allowlist\n');
   });
   server.on('connect', (req, socket) => {
+    // Chromium may reset the tunnel (a crash, a closed tab): a socket error must not end the test run.
+    socket.on('error', () => {});
     seen.push(`CONNECT ${req.url ?? ''}`);
     // As the host's proxy answers: the reason in a header too, since clients drop a CONNECT's body.
     const body = 'egress refused: host not in allowlist\n';

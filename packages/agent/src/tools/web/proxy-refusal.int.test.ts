@@ -29,6 +29,7 @@ async function startRefusingEgressProxy(): Promise<Loopback & { seen: string[] }
     res.writeHead(403, headers(new URL(req.url ?? '').hostname)).end(`${refusal('?')}\n`);
   });
   server.on('connect', (req, socket) => {
+    socket.on('error', () => {});
     seen.push(
       `CONNECT ${req.url}${req.headers[TRACE_HEADER] ? ` ${TRACE_HEADER}: ${req.headers[TRACE_HEADER]}` : ''}`,
     );
@@ -95,6 +96,7 @@ describe('web_fetch refused by the egress proxy', () => {
   it('names the status when a proxy refuses without a reason', async () => {
     const bare = await listen(
       createServer().on('connect', (_req, socket) => {
+        socket.on('error', () => {});
         socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
       }),
     );
