@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServerSelfSchema } from './mcp-config.js';
 
 /**
  * The one header that carries a trace id from hop to hop: CLI to host, host to agent, agent to host
@@ -126,5 +127,10 @@ export const agentSelfSchema = z.object({
         .prefault({}),
     })
     .prefault({}),
+  /**
+   * The MCP servers this agent uses (its own stdio ones and the fleet's it is granted); remote ones
+   * are reached through the host, so their address and credential are not here. Absent: none.
+   */
+  mcp: z.array(mcpServerSelfSchema).default([]),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

@@ -3,6 +3,7 @@ import { modelRef, resourcesSchema, secretRef } from './config-fields.js';
 import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { egressEntrySchema } from './egress-presets.js';
+import { mcpServerName, mcpStdioServerSchema } from './mcp-config.js';
 import { globPatternSchema } from './pattern-bounds.js';
 import { sharedScopePatternSchema } from './shared-memory-api.js';
 
@@ -42,6 +43,8 @@ const permissionsSchema = z
       })
       .strict()
       .prefault({}),
+    /** The fleet's MCP servers (`mcp.servers`) this agent may use; default none. */
+    mcp: z.array(mcpServerName).default([]),
   })
   .strict();
 
@@ -185,6 +188,8 @@ export const agentSchema = z
     loop: loopSchema.prefault({}),
     browser: browserSchema.prefault({}),
     memory: memorySchema.prefault({}),
+    /** stdio MCP servers only this agent runs, inside its container (literal env only). */
+    mcp: z.record(mcpServerName, mcpStdioServerSchema).default({}),
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;

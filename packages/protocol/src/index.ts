@@ -184,6 +184,18 @@ export {
   searchProviderKind,
 } from './search-config.js';
 export {
+  isRemoteMcpServer,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  type McpServerSelf,
+  type McpStdioServerConfig,
+  mcpRemoteServerSchema,
+  mcpServerName,
+  mcpServerSchema,
+  mcpServerSelfSchema,
+  mcpStdioServerSchema,
+} from './mcp-config.js';
+export {
   GLOBAL_MEMORY_SCOPE,
   isSharedMemoryScope,
   SHARED_MEMORY_API_PATH,

@@ -10,6 +10,7 @@ import {
 } from './config-fields.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { limitsSchema } from './limits-config.js';
+import { mcpSectionSchema } from './mcp-config.js';
 import { searchConfigSchema } from './search-config.js';
 
 const runtimeSchema = z
@@ -184,6 +185,7 @@ export const meshConfigSchema = z
     health: healthSchema.prefault({}),
     limits: limitsSchema.prefault({}),
     search: searchConfigSchema.prefault({}),
+    mcp: mcpSectionSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()
@@ -248,6 +250,24 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     const permissions = asRecord(fields.permissions);
     for (const [i, target] of asArray(permissions.message).entries()) {
       checkAgent(target, ['agents', name, 'permissions', 'message', i]);
+    }
+    checkMcpNames(name, permissions.mcp, fields.mcp);
+  }
+  function checkMcpNames(agent: string, granted: unknown, own: unknown): void {
+    const fleet = Object.keys(asRecord(asRecord(config.mcp).servers));
+    for (const [i, server] of asArray(granted).entries()) {
+      if (typeof server === 'string' && !fleet.includes(server))
+        issue(
+          ['agents', agent, 'permissions', 'mcp', i],
+          `no MCP server "${server}" under mcp.servers (have: ${fleet.join(', ') || 'none'})`,
+        );
+    }
+    for (const server of Object.keys(asRecord(own))) {
+      if (asArray(granted).includes(server))
+        issue(
+          ['agents', agent, 'mcp', server],
+          `"${server}" is both this agent's own server and a granted mcp.servers entry; rename one`,
+        );
     }
   }
   const telegram = asRecord(asRecord(config.channels).telegram);

@@ -1,5 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { type AgentSelf, memoryEmbedder, OpenLegionError, resolveModel } from '@openlegion/protocol';
+import {
+  type AgentSelf,
+  type DeepReadonly,
+  isRemoteMcpServer,
+  type McpServerSelf,
+  type McpStdioServerConfig,
+  type MeshConfig,
+  memoryEmbedder,
+  OpenLegionError,
+  resolveModel,
+} from '@openlegion/protocol';
 import type { FeatureContext } from '../features/index.js';
 import { parseSecretReference } from '../secrets/index.js';
 
@@ -31,7 +41,33 @@ export function agentSelf(
       recall_chars: agentConfig.memory.recall_chars,
       fast_tier: { ...agentConfig.memory.fast_tier },
     },
+    mcp: mcpServersOf(config, agent),
   };
+}
+
+/**
+ * The agent's own stdio servers, then the fleet's it is granted: stdio ones it runs itself, remote
+ * ones it reaches at `/mesh/mcp/NAME` (the address and credential stay with the host).
+ */
+export function mcpServersOf(config: MeshConfig, agent: string): McpServerSelf[] {
+  const agentConfig = config.agents[agent];
+  if (!agentConfig) return [];
+  const stdio = (name: string, server: DeepReadonly<McpStdioServerConfig>): McpServerSelf => ({
+    name,
+    transport: 'stdio',
+    command: server.command,
+    args: [...server.args],
+    env: { ...server.env },
+    timeout_ms: server.timeout_ms,
+  });
+  const own = Object.entries(agentConfig.mcp).map(([name, server]) => stdio(name, server));
+  const granted = agentConfig.permissions.mcp.flatMap((name): McpServerSelf[] => {
+    const server = config.mcp.servers[name];
+    if (!server) return [];
+    if (!isRemoteMcpServer(server)) return [stdio(name, server)];
+    return [{ name, transport: server.transport, timeout_ms: server.timeout_ms }];
+  });
+  return [...own, ...granted];
 }
 
 /** A CDP endpoint is the one secret an agent is handed: its browser must connect to it itself. */
