@@ -96,6 +96,18 @@ export {
   instructionPutResponseSchema,
 } from './instructions-api.js';
 export {
+  isRemoteMcpServer,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  type McpServerSelf,
+  type McpStdioServerConfig,
+  mcpRemoteServerSchema,
+  mcpServerName,
+  mcpServerSchema,
+  mcpServerSelfSchema,
+  mcpStdioServerSchema,
+} from './mcp-config.js';
+export {
   agentMessageSchema,
   type BlackboardChange,
   type BlackboardEntry,
@@ -183,18 +195,6 @@ export {
   type SearchProviderKind,
   searchProviderKind,
 } from './search-config.js';
-export {
-  isRemoteMcpServer,
-  type McpRemoteServerConfig,
-  type McpServerConfig,
-  type McpServerSelf,
-  type McpStdioServerConfig,
-  mcpRemoteServerSchema,
-  mcpServerName,
-  mcpServerSchema,
-  mcpServerSelfSchema,
-  mcpStdioServerSchema,
-} from './mcp-config.js';
 export {
   GLOBAL_MEMORY_SCOPE,
   isSharedMemoryScope,
