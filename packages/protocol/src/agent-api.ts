@@ -117,6 +117,12 @@ export const agentSelfSchema = z.object({
     .object({
       embedder: z.string().default('local'),
       recall_chars: z.number().int().nonnegative().default(2_000),
+      /**
+       * The shared scopes recall searches besides the agent's own: those `permissions.memory.read`
+       * names (`global`, `squad:NAME`; `global` also for a pattern such as `*`). A squad granted by
+       * a glob (`squad:*`) is read with memory_search only: recall does not guess squad names.
+       */
+      shared_scopes: z.array(z.string()).default([]),
       fast_tier: z
         .object({
           extract: z.boolean().default(true),

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import {
   type AgentSelf,
   type DeepReadonly,
+  GLOBAL_MEMORY_SCOPE,
   isRemoteMcpServer,
+  isSharedMemoryScope,
   type McpServerSelf,
   type McpStdioServerConfig,
   type MeshConfig,
@@ -11,6 +13,7 @@ import {
   resolveModel,
 } from '@openlegion/protocol';
 import type { FeatureContext } from '../features/index.js';
+import { globMatcher } from '../permissions/index.js';
 import { parseSecretReference } from '../secrets/index.js';
 
 /** What `GET /mesh/self` tells an agent about itself, from mesh.yaml. */
@@ -39,10 +42,27 @@ export function agentSelf(
     memory: {
       embedder: memoryEmbedder(config, agent),
       recall_chars: agentConfig.memory.recall_chars,
+      shared_scopes: sharedRecallScopes(agentConfig.permissions.memory.read),
       fast_tier: { ...agentConfig.memory.fast_tier },
     },
     mcp: mcpServersOf(config, agent),
   };
+}
+
+/** At most this many shared scopes are searched per turn: each is a host call on the turn's path. */
+const MAX_SHARED_RECALL_SCOPES = 8;
+
+/**
+ * The shared scopes recall searches: those `permissions.memory.read` names, and `global` when a
+ * pattern matches it (`*`). Squads granted by a glob are not guessed: memory_search reads them.
+ */
+export function sharedRecallScopes(readPatterns: readonly string[]): string[] {
+  const scopes = new Set<string>();
+  if (globMatcher(readPatterns)(GLOBAL_MEMORY_SCOPE)) scopes.add(GLOBAL_MEMORY_SCOPE);
+  for (const pattern of readPatterns) {
+    if (isSharedMemoryScope(pattern)) scopes.add(pattern);
+  }
+  return [...scopes].slice(0, MAX_SHARED_RECALL_SCOPES);
 }
 
 /**
