@@ -120,7 +120,9 @@ export {
   meshEventSchema,
   publishRequestSchema,
   pubsubEventsQuerySchema,
+  type SubscriptionInfo,
   subscribeRequestSchema,
+  subscriptionSchema,
   topicSchema,
 } from './mesh-api.js';
 export {

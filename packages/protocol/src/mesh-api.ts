@@ -82,6 +82,18 @@ export const subscribeRequestSchema = z
   })
   .strict();
 
+/** A durable subscription as the host answers it (`POST`/`GET /mesh/pubsub/subscriptions`). */
+export const subscriptionSchema = z.object({
+  id: z.number().int(),
+  agent: z.string(),
+  pattern: z.string(),
+  delivery: z.enum(['stream', 'lane']),
+  /** The last event acknowledged (or handed to the lane). */
+  cursor: z.number().int(),
+  created_at: z.number(),
+});
+export type SubscriptionInfo = z.infer<typeof subscriptionSchema>;
+
 /** `GET /api/pubsub/events`: the newest events, optionally only topics matching `topic` (a topic pattern, bounded). */
 export const pubsubEventsQuerySchema = z.object({
   topic: topicPatternSchema.optional(),

@@ -30,7 +30,21 @@ describe('createCoreTools and createMeshTools', () => {
       ],
       web: ['http_request', 'web_fetch', 'web_search'],
       memory: [],
-      mesh: ['blackboard_get', 'blackboard_put', 'blackboard_list', 'publish', 'message_agent'],
+      mesh: [
+        'blackboard_get',
+        'blackboard_put',
+        'blackboard_list',
+        'blackboard_watch',
+        'publish',
+        'message_agent',
+        'subscribe',
+        'unsubscribe',
+        'subscriptions',
+        'pubsub_next',
+        'cron_add',
+        'cron_list',
+        'cron_remove',
+      ],
       browser: [],
     });
   });
