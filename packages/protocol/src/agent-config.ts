@@ -4,7 +4,7 @@ import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { egressEntrySchema } from './egress-presets.js';
 import { mcpServerName, mcpStdioServerSchema } from './mcp-config.js';
-import { globPatternSchema } from './pattern-bounds.js';
+import { globPatternSchema, topicPatternSchema } from './pattern-bounds.js';
 import { sharedScopePatternSchema } from './shared-memory-api.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
@@ -188,6 +188,18 @@ export const agentSchema = z
     loop: loopSchema.prefault({}),
     browser: browserSchema.prefault({}),
     memory: memorySchema.prefault({}),
+    /**
+     * Standing pub/sub subscriptions, made (or kept, cursor and all) at every start; each pattern
+     * within `permissions.pubsub.subscribe`. `lane` (default) wakes the agent with each event.
+     */
+    subscriptions: z
+      .array(
+        z
+          .object({ pattern: topicPatternSchema, delivery: z.enum(['lane', 'stream']).default('lane') })
+          .strict(),
+      )
+      .max(20)
+      .default([]),
     /** stdio MCP servers only this agent runs, inside its container (literal env only). */
     mcp: z.record(mcpServerName, mcpStdioServerSchema).default({}),
   })
