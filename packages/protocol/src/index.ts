@@ -118,11 +118,14 @@ export {
   blackboardWatchQuerySchema,
   type MeshEvent,
   meshEventSchema,
+  publishAnswerSchema,
   publishRequestSchema,
+  pubsubEventsAnswerSchema,
   pubsubEventsQuerySchema,
   type SubscriptionInfo,
   subscribeRequestSchema,
   subscriptionSchema,
+  subscriptionsAnswerSchema,
   topicSchema,
 } from './mesh-api.js';
 export {

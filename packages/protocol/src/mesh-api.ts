@@ -94,6 +94,11 @@ export const subscriptionSchema = z.object({
 });
 export type SubscriptionInfo = z.infer<typeof subscriptionSchema>;
 
+/** Answers of the pub/sub routes: a publish, the event list, the subscription list. */
+export const publishAnswerSchema = z.object({ event: meshEventSchema });
+export const pubsubEventsAnswerSchema = z.object({ events: z.array(meshEventSchema) });
+export const subscriptionsAnswerSchema = z.object({ subscriptions: z.array(subscriptionSchema) });
+
 /** `GET /api/pubsub/events`: the newest events, optionally only topics matching `topic` (a topic pattern, bounded). */
 export const pubsubEventsQuerySchema = z.object({
   topic: topicPatternSchema.optional(),
