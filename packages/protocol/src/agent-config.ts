@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { modelRef, resourcesSchema, secretRef } from './config-fields.js';
+import { modelRef, providerModel, resourcesSchema, secretRef } from './config-fields.js';
 import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { egressEntrySchema } from './egress-presets.js';
@@ -168,6 +168,11 @@ export const agentSchema = z
   .object({
     role: z.string().default(''),
     model: modelRef.default('default'),
+    /**
+     * Models this agent's calls fail over to (provider/model, in order), before the mesh's
+     * `llm.fallbacks`: an agent whose work needs a long context or a tool-capable model names its own.
+     */
+    fallbacks: z.array(providerModel).max(10).default([]),
     soul: z.string().default(''),
     tools: z
       .union([z.enum(TOOL_PROFILES), z.array(z.string().min(1))], {

@@ -129,6 +129,7 @@ export {
   topicSchema,
 } from './mesh-api.js';
 export {
+  fallbacksFor,
   type MeshConfig,
   type MeshConfigInput,
   memoryEmbedder,

@@ -240,6 +240,8 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     const fields = asRecord(agent);
     if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
       checkProvider(fields.model, ['agents', name, 'model']);
+    for (const [i, model] of asArray(fields.fallbacks).entries())
+      checkProvider(model, ['agents', name, 'fallbacks', i]);
     const memoryEmbedder = asRecord(fields.memory).embedder;
     if (memoryEmbedder !== 'local' && !(TIER_NAMES as readonly unknown[]).includes(memoryEmbedder))
       checkProvider(memoryEmbedder, ['agents', name, 'memory', 'embedder']);
@@ -297,6 +299,15 @@ export function providerKind(name: string, provider: ProviderConfig): (typeof PR
   return (PROVIDER_KINDS as readonly string[]).includes(name)
     ? (name as (typeof PROVIDER_KINDS)[number])
     : 'openai-compatible';
+}
+
+/**
+ * The models a call fails over to: the agent's own `fallbacks`, then the mesh's `llm.fallbacks`
+ * (each once); the mesh's alone for a caller that is no agent (the operator).
+ */
+export function fallbacksFor(config: MeshConfig, agent: string | undefined): string[] {
+  const own = agent === undefined ? [] : (config.agents[agent]?.fallbacks ?? []);
+  return [...new Set([...own, ...config.llm.fallbacks])];
 }
 
 /** Resolve an agent's `model` (a tier or provider/model) to provider/model. */
