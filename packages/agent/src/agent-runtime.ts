@@ -8,8 +8,15 @@ import { createContextManager } from './context/create-context-manager.js';
 import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
-import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
+import { type AgentLoop, type AgentLoopDeps, createAgentLoop } from './loop/agent-loop.js';
 import { createMemoryRecall, meshSharedRecall, withRecallViews } from './memory-recall/index.js';
+import {
+  type ChildLoopFactory,
+  createSubagentTools,
+  MAX_SUBAGENT_DEPTH,
+  SUBAGENT_TOOL_NAMES,
+  SubagentManager,
+} from './subagents/index.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { createMeshClient } from './tools/index.js';
@@ -59,7 +66,20 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     typeof contextDb === 'string'
       ? []
       : createLcmTools(() => (lcmStore ??= new SummaryStore(contextDb, logger)));
-  const { tools, unknown } = selectTools(self.tools, [...agentTools.tools, ...lcmTools]);
+  // Children are built on first spawn, from the loop's own parts (assigned below).
+  let childLoop: ChildLoopFactory = () => {
+    throw new Error('subagents spawn only once the agent runtime is built');
+  };
+  const subagents = new SubagentManager({
+    workspace: deps.workspace,
+    childLoop: (child) => childLoop(child),
+    logger,
+  });
+  const { tools, unknown } = selectTools(self.tools, [
+    ...agentTools.tools,
+    ...lcmTools,
+    ...createSubagentTools(subagents, 0),
+  ]);
   if (unknown.length > 0) {
     logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
   }
@@ -85,7 +105,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       : {}),
     logger,
   });
-  const loop = createAgentLoop({
+  const loopDeps: AgentLoopDeps = {
     self,
     store: deps.store,
     llm: deps.llm,
@@ -104,10 +124,25 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     ),
     logger,
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
-  });
+  };
+  const loop = createAgentLoop(loopDeps);
+  childLoop = (child) => {
+    // A child's tools are within its parent's (the agent's): never more than mesh.yaml allows.
+    const own = selectTools(child.tools, tools).tools.filter((tool) => !SUBAGENT_TOOL_NAMES.has(tool.name));
+    const spawning = child.depth < MAX_SUBAGENT_DEPTH ? createSubagentTools(subagents, child.depth) : [];
+    const { recall: _parentRecall, ...parts } = loopDeps;
+    return createAgentLoop({
+      ...parts,
+      self: { ...self, role: child.role, tools: [...own, ...spawning].map((tool) => tool.name) },
+      tools: [...own, ...spawning],
+      workspace: child.workspace,
+      logger: logger.child({ depth: child.depth }),
+    });
+  };
   return {
     loop,
     async close() {
+      await subagents.close();
       await agentTools.close();
       context.close();
       if (typeof contextDb !== 'string') contextDb.close();

@@ -153,7 +153,7 @@ describe('cron', () => {
     await host.stop();
   });
 
-  it('refuses an agent removing a job mesh.yaml gave it (its heartbeat is the operator\'s)', async () => {
+  it("refuses an agent removing a job mesh.yaml gave it (its heartbeat is the operator's)", async () => {
     const { lanes } = recordingLanes();
     const host = await startFeatureTestHost(
       [cronFeature({ lanes })],

@@ -1,0 +1,10 @@
+export {
+  type ChildLoopFactory,
+  MAX_CONCURRENT_SUBAGENTS,
+  MAX_SUBAGENT_DEPTH,
+  SubagentManager,
+  type SubagentRecord,
+  type SubagentSpec,
+  type SubagentState,
+} from './subagent-manager.js';
+export { createSubagentTools, SUBAGENT_TOOL_NAMES } from './subagent-tools.js';
