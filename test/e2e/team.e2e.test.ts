@@ -8,7 +8,8 @@ import { waitUntil } from './support/wait-until.js';
 /**
  * A team in hardened containers (issue 23): docs/mesh.md's example as written. The writer
  * subscribes with its own `subscribe` tool; the researcher's `publish` wakes it with the event as a
- * message in its lane; the writer reads the blackboard entry the event names and drafts.
+ * message in its lane; the writer reads the blackboard entry the event names and drafts. The
+ * researcher fans work out to two subagents in its container and answers from both.
  */
 const haveDocker = await dockerAnswers();
 if (process.env.OPENLEGION_REQUIRE_DOCKER === '1' && !haveDocker) {
@@ -38,6 +39,26 @@ const script = {
       reply: { tool_calls: [{ name: 'blackboard_get', arguments: { key: 'research/tides' } }] },
     },
     { match: { tool_result: '"high": "06:12"' }, reply: { text: 'Draft: high tide is at 06:12.' } },
+    // Subagents: the researcher fans out two, collects both, answers from both.
+    {
+      match: { last_message: 'plan the beach day' },
+      reply: {
+        tool_calls: [
+          { name: 'spawn_subagent', arguments: { task: 'Find the high tide time for Porto tomorrow.' } },
+          { name: 'spawn_subagent', arguments: { task: 'Find the moon phase tomorrow.' } },
+        ],
+      },
+    },
+    {
+      match: { tool_result: 'The moon is waxing gibbous.' },
+      reply: { text: 'Go at 06:12 under a waxing gibbous moon.' },
+    },
+    {
+      match: { tool_result: 'collect its answer with subagent_result' },
+      reply: { tool_calls: [{ name: 'subagent_result', arguments: { wait_s: 60 } }] },
+    },
+    { match: { last_message: 'Find the high tide time' }, reply: { text: 'High tide is at 06:12.' } },
+    { match: { last_message: 'Find the moon phase' }, reply: { text: 'The moon is waxing gibbous.' } },
   ],
 };
 
@@ -85,5 +106,26 @@ describe(`a team of agents (${runtime})`, () => {
       .map((request) => JSON.stringify(request.body))
       .find((body) => body.includes('Event on topic \\"research.done\\"'));
     expect(woken).toContain('published by researcher');
+  });
+
+  it('fans out to two subagents in the container and answers from both', async () => {
+    const calls = async () => {
+      const costs = JSON.parse((await cli('costs', '--agent', 'researcher', '--json')).stdout) as {
+        today: { calls: number }[];
+      };
+      return costs.today.reduce((sum, row) => sum + row.calls, 0);
+    };
+    const before = await calls();
+    const sent = await cli('send', 'researcher', 'plan the beach day');
+    expect(sent.stdout, sent.stderr).toContain('Go at 06:12 under a waxing gibbous moon.');
+    const collected = llm.requests
+      .flatMap((request) => (request.body as { messages: { role: string; content: string }[] }).messages)
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.content)
+      .find((content) => content.includes('waxing gibbous'));
+    expect(collected).toContain('High tide is at 06:12.');
+    // The children's calls went through the host with the researcher's token: its costs count the
+    // lead's three (spawn, collect, answer) and one of each child's.
+    expect((await calls()) - before).toBe(5);
   });
 });
