@@ -96,6 +96,12 @@ const loopSchema = z
     max_tool_rounds: z.number().int().min(1).max(500).default(30),
     /** Iterations of one task (`POST /task`) unless the task asks for fewer. */
     max_task_iterations: z.number().int().min(1).max(500).default(20),
+    /**
+     * Opt-in (seed 004): a turn that uses up its tool rounds, or repeats one call until the loop
+     * detector would stop it, gets one more try on the `complex` tier (a new allowance of rounds)
+     * instead of ending. Off by default: the complex tier costs several times more.
+     */
+    escalate: z.boolean().default(false),
   })
   .strict();
 

@@ -12,7 +12,7 @@ import type { InstructionSource } from '../workspace/operator-instructions.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
 import { isSilentReply } from './silent-reply.js';
 import { errorEvent, toTurnError } from './turn-errors.js';
-import { runTurn, type TurnRunnerDeps } from './turn-runner.js';
+import { ESCALATION_MODEL, runTurn, type TurnRunnerDeps } from './turn-runner.js';
 import { setUpTurn, TruncationNotices } from './turn-setup.js';
 
 /** One turn as the server hands it over. */
@@ -89,6 +89,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     logger: deps.logger,
     model: deps.self.model,
     workspace: deps.workspace,
+    ...(deps.self.loop.escalate ? { escalateTo: ESCALATION_MODEL } : {}),
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
     ...(deps.streamIdleTimeoutMs ? { streamIdleTimeoutMs: deps.streamIdleTimeoutMs } : {}),
   };

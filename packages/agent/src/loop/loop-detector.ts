@@ -28,6 +28,11 @@ export class LoopDetector {
             : 'run';
     return { verdict, count };
   }
+
+  /** Forget the counts: a turn escalated to another model starts its count afresh. */
+  reset(): void {
+    this.#counts.clear();
+  }
 }
 
 /** JSON with object keys sorted at every level. */

@@ -11,7 +11,15 @@ import { runToolRound } from './tool-round.js';
 export interface TurnRunnerDeps extends ModelCallDeps {
   model: string;
   workspace: string;
+  /**
+   * The model a struggling turn moves to once (mesh.yaml `loop.escalate`: the `complex` tier), with
+   * a new allowance of rounds, when it used up its rounds or repeated a call; none: it ends as usual.
+   */
+  escalateTo?: string;
 }
+
+/** The tier alias the host resolves to `llm.tiers.complex`. */
+export const ESCALATION_MODEL = 'complex';
 
 /** Everything one turn needs, decided before it starts. */
 export interface TurnPlan {
@@ -59,7 +67,19 @@ export async function runTurn(
   const detector = new LoopDetector();
   let rounds = 0;
   let toldToFinish = false;
+  let model = deps.model;
+  /** Once per turn: move to the escalation model with a new allowance; false when there is none. */
+  const escalate = (why: string): boolean => {
+    if (deps.escalateTo === undefined || model === deps.escalateTo) return false;
+    model = deps.escalateTo;
+    rounds = 0;
+    detector.reset();
+    emit({ type: 'notice', message: `${why}; escalating this turn to the ${deps.escalateTo} tier` });
+    return true;
+  };
   for (;;) {
+    if (rounds >= plan.maxRounds && !toldToFinish)
+      escalate(`used all ${plan.maxRounds} tool rounds without an answer`);
     const exhausted = rounds >= plan.maxRounds;
     if (exhausted && !toldToFinish) {
       toldToFinish = true;
@@ -74,7 +94,7 @@ export async function runTurn(
     }
     const request: ContextRequest = {
       conversationId: plan.conversationId,
-      model: deps.model,
+      model,
       messages: [{ role: 'system', content: plan.systemPrompt }, ...plan.history, ...sent],
       emit,
       signal,
@@ -120,7 +140,15 @@ export async function runTurn(
     );
     for (const message of outcome.toolMessages) keep(message);
     if (outcome.images.length > 0) sent.push(imageMessage(outcome.images));
-    if (outcome.loop) {
+    if (
+      outcome.loop &&
+      escalate(`${outcome.loop.name} was called ${outcome.loop.count} times with the same arguments`)
+    ) {
+      sent.push({
+        role: 'user',
+        content: `[${outcome.loop.name} gave the same result each time it was called with those arguments. Try another approach.]`,
+      });
+    } else if (outcome.loop) {
       throw new OpenLegionError(
         'AGENT_LOOP_DETECTED',
         `stopped: ${outcome.loop.name} was called ${outcome.loop.count} times with the same arguments`,
