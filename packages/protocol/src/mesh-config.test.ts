@@ -96,7 +96,7 @@ describe('meshConfigSchema', () => {
       strategy: 'lossless',
       keep_turns: 4,
     });
-    expect(agent?.loop).toEqual({ max_tool_rounds: 30, max_task_iterations: 20 });
+    expect(agent?.loop).toEqual({ max_tool_rounds: 30, max_task_iterations: 20, escalate: false });
     expect(agent?.browser.tier).toBe('basic');
   });
 

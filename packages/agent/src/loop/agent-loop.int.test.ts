@@ -251,7 +251,7 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
   it('with loop.escalate, moves a repeating turn to the complex tier once instead of ending it', async () => {
     const counter = counterTool();
     harness = await startLoopHarness({
-      self: { loop: { escalate: true } },
+      self: { loop: { escalate: true, max_tool_rounds: 30, max_task_iterations: 20 } },
       tools: [counter],
       script: {
         models: [TEST_MODEL, 'complex'],
@@ -272,7 +272,7 @@ describe('agent loop (scripted LLM on loopback, real store)', () => {
   it('with loop.escalate, gives a turn out of tool rounds a new allowance on the complex tier', async () => {
     const counter = counterTool();
     harness = await startLoopHarness({
-      self: { loop: { escalate: true, max_tool_rounds: 2 } },
+      self: { loop: { escalate: true, max_tool_rounds: 2, max_task_iterations: 20 } },
       tools: [counter],
       script: {
         models: [TEST_MODEL, 'complex'],
