@@ -4,6 +4,7 @@ import type { MemoryEngine } from '@openlegion/memory';
 import type { AgentSelf } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
+import { createToolApprovalGate } from './approvals/tool-approval-gate.js';
 import { createContextManager } from './context/create-context-manager.js';
 import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
@@ -12,6 +13,7 @@ import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
 import { createMemoryRecall, withRecallViews } from './memory-recall/index.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
+import { createMeshClient } from './tools/index.js';
 import { hostInstructions } from './workspace/operator-instructions.js';
 
 /** Waits before retrying `GET /mesh/instructions` in a turn: short, the turn's LLM call needs the host too. */
@@ -76,6 +78,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     ownScope: `agent:${self.agent}`,
     logger,
   });
+  const approval = createToolApprovalGate({
+    patterns: self.approval,
+    mesh: createMeshClient({ meshUrl: deps.meshUrl, token: deps.token }),
+    logger,
+  });
   const loop = createAgentLoop({
     self,
     store: deps.store,
@@ -94,6 +101,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       logger,
     ),
     logger,
+    ...(approval ? { approval } : {}),
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
   });
   return {

@@ -126,5 +126,10 @@ export const agentSelfSchema = z.object({
         .prefault({}),
     })
     .prefault({}),
+  /**
+   * mesh.yaml `agents.NAME.approval`: globs of the tools whose calls wait for the operator's yes
+   * (`POST /mesh/approvals`) before they run. Absent from an older host: none.
+   */
+  approval: z.array(z.string()).default([]),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

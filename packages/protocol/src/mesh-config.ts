@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentSchema } from './agent-config.js';
+import { approvalsConfigSchema } from './approvals-config.js';
 import {
   providerModel,
   resourcesSchema,
@@ -184,6 +185,7 @@ export const meshConfigSchema = z
     health: healthSchema.prefault({}),
     limits: limitsSchema.prefault({}),
     search: searchConfigSchema.prefault({}),
+    approvals: approvalsConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

@@ -1,4 +1,5 @@
 import { type AgentTool, type ChatEvent, OpenLegionError, type ToolContent } from '@openlegion/protocol';
+import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
 import type { ContextRequest, LlmMessage } from '../context/context-manager.js';
 import type { StoredMessage } from '../conversation-store.js';
 import type { RequestedToolCall } from './llm-stream.js';
@@ -11,6 +12,8 @@ import { runToolRound } from './tool-round.js';
 export interface TurnRunnerDeps extends ModelCallDeps {
   model: string;
   workspace: string;
+  /** Tools that ask first (mesh.yaml `agents.NAME.approval`); none when absent. */
+  approval?: ToolApprovalGate;
 }
 
 /** Everything one turn needs, decided before it starts. */
@@ -115,6 +118,7 @@ export async function runTurn(
         signal,
         traceId: plan.traceId,
         conversationId: plan.conversationId,
+        approval: deps.approval,
       },
       calls,
     );

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FakeClock } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
-import { OpenLegionError } from '@openlegion/protocol';
+import { OpenLegionError, type PendingApproval } from '@openlegion/protocol';
 import { type FakeTelegram, startFakeTelegram } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -222,7 +222,14 @@ describe('TelegramChannel commands', () => {
 });
 
 describe('TelegramChannel workflow approvals', () => {
-  const approval = (step: string) => ({ run: 'run-m1x-a1b2c3', workflow: 'publish', step, waiting_since: 1 });
+  const approval = (step: string): PendingApproval => ({
+    kind: 'workflow_step',
+    id: `run-m1x-a1b2c3:${step}`,
+    run: 'run-m1x-a1b2c3',
+    workflow: 'publish',
+    step,
+    waiting_since: 1,
+  });
 
   it('offers a waiting step to the owner with buttons; approve by button, reject by command, never by others', async () => {
     const channel = await startChannel();
@@ -232,7 +239,7 @@ describe('TelegramChannel workflow approvals', () => {
     const offered = await telegram.waitFor(() =>
       telegram.messagesTo(OWNER.id).find((message) => message.visible.includes('waits for your approval')),
     );
-    expect(offered.visible).toContain('step review waits for your approval (/approve run-m1x-a1b2c3 review)');
+    expect(offered.visible).toContain('step review waits for your approval (/approve run-m1x-a1b2c3:review)');
     expect(telegram.messagesTo(FRIEND.id)).toHaveLength(0);
 
     telegram.pressButton(FRIEND, offered.message_id, 'wf:approve:run-m1x-a1b2c3:review');
@@ -244,7 +251,7 @@ describe('TelegramChannel workflow approvals', () => {
     telegram.pressButton(OWNER, offered.message_id, 'wf:approve:run-m1x-a1b2c3:review');
     await telegram.waitFor(() => telegram.answeredCallbacks.length === 3);
     expect(telegram.answeredCallbacks[2]?.text).toBe(
-      'Not done: step review of run-m1x-a1b2c3 is not waiting',
+      'Not done: nothing waits for approval under "run-m1x-a1b2c3:review"',
     );
 
     mesh.notify({ text: 'step publish waits', approval: approval('publish') });
@@ -258,12 +265,40 @@ describe('TelegramChannel workflow approvals', () => {
     telegram.sendPrivate(OWNER, '/reject run-m1x-a1b2c3 publish too early');
     await telegram.waitFor(() => visibleTo(OWNER.id).includes('Rejected: publish of run-m1x-a1b2c3.'));
     expect(mesh.decisions).toEqual([
-      { run: 'run-m1x-a1b2c3', step: 'review', decision: 'approve' },
-      { run: 'run-m1x-a1b2c3', step: 'publish', decision: 'reject', note: 'too early' },
+      { id: 'run-m1x-a1b2c3:review', decision: 'approve' },
+      { id: 'run-m1x-a1b2c3:publish', decision: 'reject', note: 'too early' },
     ]);
     expect(visibleTo(FRIEND.id)).toEqual(['Only the owner can use /reject.']);
     telegram.sendPrivate(OWNER, '/approvals');
     await telegram.waitFor(() => visibleTo(OWNER.id).includes('Nothing waits for approval.'));
+  });
+
+  it('offers a tool call that asks first with buttons by id, its arguments escaped, and approves it', async () => {
+    const channel = await startChannel();
+    channel.users.pair(OWNER.id, 'Ada', Date.now());
+    const id = `ap-${'0'.repeat(32)}`;
+    mesh.notify({
+      text: 'a tool call waits',
+      approval: {
+        kind: 'tool_call',
+        id,
+        waiting_since: 1,
+        expires_at: 600_001,
+        agent: 'writer',
+        tool: 'github__create_issue',
+        arguments_preview: '{"title":"*bold* [x](y)"}',
+      },
+    });
+    const offered = await telegram.waitFor(() =>
+      telegram.messagesTo(OWNER.id).find((message) => message.visible.includes('wants to run')),
+    );
+    expect(offered.visible).toContain(
+      `Agent writer wants to run github__create_issue {"title":"*bold* [x](y)"} (/approve ${id})`,
+    );
+    telegram.pressButton(OWNER, offered.message_id, `ap:approve:${id}`);
+    await telegram.waitFor(() => telegram.answeredCallbacks.length === 1);
+    expect(telegram.answeredCallbacks[0]?.text).toBe("Approved: writer's call of github__create_issue.");
+    expect(mesh.decisions).toEqual([{ id, decision: 'approve' }]);
   });
 
   it('tells the owner a workflow notice as plain text, and nobody when no owner is paired', async () => {

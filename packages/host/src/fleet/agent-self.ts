@@ -31,6 +31,7 @@ export function agentSelf(
       recall_chars: agentConfig.memory.recall_chars,
       fast_tier: { ...agentConfig.memory.fast_tier },
     },
+    approval: [...agentConfig.approval],
   };
 }
 
