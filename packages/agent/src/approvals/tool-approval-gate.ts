@@ -140,11 +140,11 @@ function outcome(
   if (state === 'pending') return undefined; // the loop only ends on a decision
   emit({ type: 'approval', id: status.id, tool, state });
   if (state === 'approved') return undefined;
-  const note = status.note ? ` Their note: ${status.note}` : '';
+  const note = status.note ? ` (their note: ${status.note})` : '';
   if (state === 'rejected')
     return notRun(
       tool,
-      `the operator refused it.${note} Do not call it again for the same purpose unless the user asks; say what you wanted to do, or find another way`,
+      `the operator refused it${note}. Do not call it again for the same purpose unless the user asks; say what you wanted to do, or find another way`,
     );
   return notRun(
     tool,
