@@ -67,8 +67,7 @@ export function registerApprovalRoutes(app: FastifyInstance, { approvals, pollMs
   app.delete('/mesh/approvals/:id', { config: agentAuth }, async (request) => {
     const agent = requireAgent(request);
     const { id } = parseRequest(idParams, request.params, 'params');
-    approvals.toolCalls.withdraw(agent, id);
-    return approvals.toolCalls.status(agent, id);
+    return approvals.toolCalls.withdraw(agent, id);
   });
 }
 

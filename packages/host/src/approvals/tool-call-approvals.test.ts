@@ -2,7 +2,7 @@ import { FakeClock } from '@openlegion/infra/clock';
 import { isOpenLegionError, type ToolApprovalState } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
 import { argumentsPreview, displayText } from './arguments-preview.js';
-import { ToolCallApprovals } from './tool-call-approvals.js';
+import { REQUESTS_PER_AGENT_PER_MINUTE, ToolCallApprovals } from './tool-call-approvals.js';
 
 function store(options: { max?: number; timeoutMs?: number } = {}) {
   const clock = new FakeClock(1_000);
@@ -80,12 +80,25 @@ describe('ToolCallApprovals', () => {
     expect(approvals.pending()).toHaveLength(1);
   });
 
-  it('takes a withdrawn call off the list; the decision comes too late', () => {
-    const { approvals } = store();
+  it('takes a withdrawn call off the list at once; the decision comes too late', () => {
+    const { approvals, changes } = store();
     const held = approvals.request('a', { tool: 't' });
-    approvals.withdraw('a', held.id);
-    expect(approvals.status('a', held.id).state).toBe('withdrawn');
+    expect(approvals.withdraw('a', held.id).state).toBe('withdrawn');
+    expect(approvals.pending()).toEqual([]);
     expect(approvals.decide(held.id, 'approve')).toBe(false);
+    expect(codeOf(() => approvals.status('a', held.id))).toMatch(/^APPROVAL_UNKNOWN/);
+    expect(changes).toEqual(['t:pending', 't:withdrawn']);
+  });
+
+  it('refuses an agent that asks and withdraws in a loop past REQUESTS_PER_AGENT_PER_MINUTE', async () => {
+    const { approvals, clock } = store();
+    for (let i = 0; i < REQUESTS_PER_AGENT_PER_MINUTE; i += 1)
+      approvals.withdraw('a', approvals.request('a', { tool: 't' }).id);
+    expect(codeOf(() => approvals.request('a', { tool: 't' }))).toBe(
+      `APPROVAL_TOO_MANY: a asked for ${REQUESTS_PER_AGENT_PER_MINUTE} approvals in the last minute (at most ${REQUESTS_PER_AGENT_PER_MINUTE}); wait before asking again`,
+    );
+    await clock.advance(60_000);
+    expect(approvals.request('a', { tool: 't' }).agent).toBe('a');
   });
 });
 

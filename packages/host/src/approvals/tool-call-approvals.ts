@@ -10,6 +10,13 @@ import { argumentsPreview, displayText, TOOL_NAME_MAX_CHARS } from './arguments-
 
 /** How long a decided call's outcome stays readable, for an agent whose poll was in flight. */
 const SETTLED_KEEP_MS = 120_000;
+/**
+ * Requests one agent may make in a minute, whatever became of them. A model asks for a handful of
+ * gated calls a minute; more is a loop or a flood of the operator's channels (each request is a
+ * notice, a Telegram message), which the pending cap alone does not stop (ask, withdraw, ask).
+ */
+export const REQUESTS_PER_AGENT_PER_MINUTE = 30;
+const MINUTE_MS = 60_000;
 
 export interface ToolCallApprovalsOptions {
   clock: Clock;
@@ -39,6 +46,8 @@ interface HeldCall {
 export class ToolCallApprovals {
   readonly #options: ToolCallApprovalsOptions;
   readonly #calls = new Map<string, HeldCall>();
+  /** When each agent's recent requests were made (at most {@link REQUESTS_PER_AGENT_PER_MINUTE}). */
+  readonly #recent = new Map<string, number[]>();
 
   constructor(options: ToolCallApprovalsOptions) {
     this.#options = options;
@@ -58,6 +67,16 @@ export class ToolCallApprovals {
       );
     }
     const now = clock.now();
+    const recent = (this.#recent.get(agent) ?? []).filter((at) => at > now - MINUTE_MS);
+    if (recent.length >= REQUESTS_PER_AGENT_PER_MINUTE) {
+      throw new OpenLegionError(
+        'APPROVAL_TOO_MANY',
+        `${agent} asked for ${recent.length} approvals in the last minute (at most ${REQUESTS_PER_AGENT_PER_MINUTE}); wait before asking again`,
+        { details: { agent, per_minute: REQUESTS_PER_AGENT_PER_MINUTE } },
+      );
+    }
+    recent.push(now);
+    this.#recent.set(agent, recent);
     const approval: ToolCallApproval = {
       kind: 'tool_call',
       id: `ap-${randomBytes(16).toString('hex')}`,
@@ -122,10 +141,16 @@ export class ToolCallApprovals {
     return true;
   }
 
-  /** The agent no longer waits (its turn ended): the call leaves the operator's list. */
-  withdraw(agent: string, id: string): void {
+  /**
+   * The agent no longer waits (its turn ended): the call leaves the operator's list, and its record
+   * goes at once (the agent that withdrew needs no outcome). Returns where it stood.
+   */
+  withdraw(agent: string, id: string): ToolApprovalStatus {
     const held = this.#own(agent, id);
     if (held.state === 'pending') this.#settle(held, 'withdrawn');
+    held.timer.cancel();
+    this.#calls.delete(id);
+    return statusOf(held);
   }
 
   /** End every wait (the host stops): pending calls are withdrawn. */
@@ -135,6 +160,7 @@ export class ToolCallApprovals {
       held.timer.cancel();
     }
     this.#calls.clear();
+    this.#recent.clear();
   }
 
   #own(agent: string, id: string): HeldCall {
