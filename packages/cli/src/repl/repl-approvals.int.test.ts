@@ -59,7 +59,7 @@ class StandInHost {
     });
   }
 
-  #answer(method: string, url: string, body: string, response: ServerResponse): void {
+  #answer(method: string, url: string, body: string, response: ServerResponse) {
     this.calls.push(`${method} ${url} ${body}`);
     const json = (value: unknown, code = 200) => {
       response.statusCode = code;
@@ -91,7 +91,7 @@ class StandInHost {
     this.#waiting?.(id);
   }
 
-  #decide(encoded: string, approve: boolean, json: (value: unknown, code?: number) => void): void {
+  #decide(encoded: string, approve: boolean, json: (value: unknown, code?: number) => void) {
     const id = decodeURIComponent(encoded);
     const approval = this.pending.find((candidate) => candidate.id === id);
     const stream = this.#open.get(id);
