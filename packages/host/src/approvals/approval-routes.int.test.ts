@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { OperatorNotice } from '@openlegion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
@@ -105,6 +106,24 @@ describe('approval routes', () => {
     expect((await host.app.inject({ url: '/api/approvals', headers: host.operatorAuth })).json()).toEqual({
       approvals: [],
     });
+  });
+
+  it('holds a long poll over a real connection until the decision', async () => {
+    host = await startFeatureTestHost([approvalsFeature()], CONFIG);
+    const { id } = (await ask('a', { tool: 'github__merge' })).json();
+    await host.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = host.app.server.address() as AddressInfo;
+    let answered = false;
+    const poll = fetch(`http://127.0.0.1:${port}/mesh/approvals/${id}`, {
+      headers: host.agentAuth('a'),
+    }).then(async (response) => {
+      answered = true;
+      return response.json();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(false);
+    await decide(id, 'reject', host.operatorAuth, 'no');
+    expect(await poll).toMatchObject({ id, state: 'rejected', note: 'no' });
   });
 
   it('refuses a flood of requests from one agent with APPROVAL_TOO_MANY, and bad input by field', async () => {

@@ -3,6 +3,7 @@ import { approvalDecisionRequestSchema, TRACE_HEADER, toolApprovalRequestSchema 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireAgent } from '../auth/index.js';
+import { abortOnClientClose } from '../server/index.js';
 import type { Approvals } from './approvals.js';
 
 const idParams = z.object({ id: z.string().min(1).max(300) });
@@ -56,12 +57,11 @@ export function registerApprovalRoutes(app: FastifyInstance, { approvals, pollMs
     return reply.code(201).send(approvals.toolCalls.status(agent, approval.id));
   });
 
-  app.get('/mesh/approvals/:id', { config: agentAuth }, async (request) => {
+  app.get('/mesh/approvals/:id', { config: agentAuth }, async (request, reply) => {
     const agent = requireAgent(request);
     const { id } = parseRequest(idParams, request.params, 'params');
-    const left = new AbortController();
-    request.raw.once('close', () => left.abort());
-    return approvals.toolCalls.wait(agent, id, pollMs, left.signal);
+    // An agent that leaves mid-poll frees its waiter at once.
+    return approvals.toolCalls.wait(agent, id, pollMs, abortOnClientClose(reply));
   });
 
   app.delete('/mesh/approvals/:id', { config: agentAuth }, async (request) => {
