@@ -4,6 +4,7 @@ import { createLogger } from '@openlegion/infra/log';
 import { type AgentTool, type ChatEvent, OpenLegionError, textResult } from '@openlegion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { counterTool, startLoopHarness, textOf } from '../../test/loop-harness.js';
 import { LoopDetector } from '../loop/loop-detector.js';
 import { runToolRound } from '../loop/tool-round.js';
 import { createMeshClient } from '../tools/mesh/mesh-client.js';
@@ -170,5 +171,50 @@ describe('tools that ask first (agent side)', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     expect(host.calls.at(-1)).toBe(`DELETE /mesh/approvals/${ID}`);
     expect(ran).toEqual([]);
+  });
+});
+
+describe('a whole turn with a tool that asks first', () => {
+  it('goes on after a refusal: the model reads why and answers, the turn ends with done', async () => {
+    const host = await fakeHost({ state: 'rejected', note: 'not today', polls: 1 });
+    const counter = counterTool();
+    const harness = await startLoopHarness({
+      tools: [counter],
+      approval: createToolApprovalGate({
+        patterns: ['count*'],
+        mesh: createMeshClient({ meshUrl: host.url, token: 't' }),
+        logger: createLogger({ level: 'silent' }),
+      }),
+      script: {
+        rules: [
+          {
+            match: { tool_result: 'the operator refused it' },
+            reply: { text: 'I was not allowed to count.' },
+          },
+          {
+            match: { last_message: 'count' },
+            reply: { tool_calls: [{ name: 'counter', arguments: { by: 2 } }] },
+          },
+        ],
+      },
+    });
+    try {
+      const events = await harness.chat('count please', { traceId: 'trace-9' });
+      expect(counter.value()).toBe(0);
+      expect(events.filter((event) => event.type === 'approval').map((event) => event.state)).toEqual([
+        'waiting',
+        'waiting',
+        'rejected',
+      ]);
+      expect(events.at(-1)).toMatchObject({ type: 'done', text: 'I was not allowed to count.' });
+      const toolMessage = harness
+        .sent()
+        .at(-1)
+        ?.messages.find((message) => message.role === 'tool');
+      expect(textOf(toolMessage)).toContain('the operator refused it (their note: not today)');
+    } finally {
+      await harness.close();
+      await host.close();
+    }
   });
 });
