@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  approvalFromWords,
   chatEventSchema,
   meshConfigSchema,
   pendingApprovalSchema,
@@ -60,5 +61,18 @@ describe('the one approval shape', () => {
     expect(
       chatEventSchema.parse({ type: 'approval', id: 'ap-1', tool: 't', state: 'waiting', expires_at: 5 }),
     ).toMatchObject({ state: 'waiting' });
+  });
+});
+
+describe('approvalFromWords', () => {
+  it('reads an id and a note, or the older RUN STEP of a workflow step', () => {
+    expect(approvalFromWords(['ap-1f', 'go', 'ahead'])).toEqual({ id: 'ap-1f', note: 'go ahead' });
+    expect(approvalFromWords(['run-9:review'])).toEqual({ id: 'run-9:review', note: '' });
+    expect(approvalFromWords(['run-9', 'review', 'looks', 'good'])).toEqual({
+      id: 'run-9:review',
+      note: 'looks good',
+    });
+    expect(approvalFromWords(['lonely'])).toEqual({ id: 'lonely', note: '' });
+    expect(approvalFromWords([])).toBeUndefined();
   });
 });

@@ -99,3 +99,19 @@ export const approvalDecidedAnswerSchema = z.looseObject({
   approval: pendingApprovalSchema,
   decision: z.enum(['approve', 'reject']),
 });
+
+/**
+ * The approval an operator named in a command (`/approve ID [note]`), or the older
+ * `RUN STEP [note]` of a workflow step: a run id holds no `:` and a tool call's id starts with
+ * `ap-`, so two words that are neither are a run and its step. The remaining words are the note.
+ *
+ * @example
+ * approvalFromWords(['run-9', 'review', 'looks', 'good']) // { id: 'run-9:review', note: 'looks good' }
+ */
+export function approvalFromWords(words: readonly string[]): { id: string; note: string } | undefined {
+  const [first, second, ...rest] = words;
+  if (!first) return undefined;
+  if (first.includes(':') || first.startsWith('ap-') || !second)
+    return { id: first, note: [second, ...rest].filter(Boolean).join(' ') };
+  return { id: workflowStepApprovalId(first, second), note: rest.join(' ') };
+}

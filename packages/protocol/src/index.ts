@@ -42,6 +42,7 @@ export {
   type ApprovalKind,
   approvalDecidedAnswerSchema,
   approvalDecisionRequestSchema,
+  approvalFromWords,
   approvalsAnswerSchema,
   MAX_APPROVAL_TOOL_NAME_CHARS,
   type PendingApproval,

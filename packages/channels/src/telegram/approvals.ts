@@ -1,9 +1,9 @@
 import {
   type ApprovalDecision,
+  approvalFromWords,
   isOpenLegionError,
   type OperatorNotice,
   type PendingApproval,
-  workflowStepApprovalId,
 } from '@openlegion/protocol';
 import { escapeMarkdown } from './reply-lines.js';
 import type { InlineKeyboard } from './telegram-api.js';
@@ -73,21 +73,12 @@ async function decide(context: TelegramContext, decision: ApprovalDecision): Pro
   }
 }
 
-/** `ID [note]`, or the older `RUN STEP [note]` of a workflow step (run ids hold no `:`). */
-function decisionOf(args: string): { id: string; note: string } | undefined {
-  const [first, second, ...rest] = args.split(/\s+/).filter(Boolean);
-  if (!first) return undefined;
-  if (first.includes(':') || first.startsWith('ap-') || !second)
-    return { id: first, note: [second, ...rest].filter(Boolean).join(' ') };
-  return { id: workflowStepApprovalId(first, second), note: rest.join(' ') };
-}
-
 function decisionCommand(decision: ApprovalDecision['decision']): CommandSpec {
   return {
     summary: `${decision} what waits (a tool call, a workflow step): /${decision} ID [${decision === 'approve' ? 'note' : 'why'}]`,
     ownerOnly: true,
     async run({ context, chatId, args }) {
-      const parsed = decisionOf(args);
+      const parsed = approvalFromWords(args.split(/\s+/).filter(Boolean));
       if (!parsed) return say(context, chatId, `Usage: /${decision} ID`);
       const answer = await decide(context, {
         id: parsed.id,

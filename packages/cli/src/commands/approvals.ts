@@ -2,7 +2,6 @@ import {
   approvalDecidedAnswerSchema,
   approvalsAnswerSchema,
   type PendingApproval,
-  workflowStepApprovalId,
 } from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
@@ -19,19 +18,6 @@ export function approvalLine(approval: PendingApproval): string {
     return `⏸ ${approval.workflow} ${approval.run}: step ${approval.step} waits for approval  (/approve ${approval.id})`;
   const left = Math.max(0, Math.round((approval.expires_at - Date.now()) / 60_000));
   return `⏸ ${approval.agent} wants to run ${approval.tool} ${approval.arguments_preview}  (/approve ${approval.id} · /reject ${approval.id}; ${left} min left)`;
-}
-
-/**
- * The approval id in what the operator typed: `ID`, or the older `RUN STEP` of a workflow step
- * (a run id holds no `:` and a tool call's id starts with `ap-`). The rest of the words are the note.
- */
-export function parseDecisionWords(words: readonly string[]): { id: string; note: string } | undefined {
-  const [first, second, ...rest] = words;
-  if (!first) return undefined;
-  const isId = first.includes(':') || first.startsWith('ap-');
-  if (isId || !second)
-    return isId ? { id: first, note: [second, ...rest].filter(Boolean).join(' ') } : undefined;
-  return { id: workflowStepApprovalId(first, second), note: rest.join(' ') };
 }
 
 /** Approve or reject by id (`POST /api/approvals/:id/approve|reject`); what was decided. */

@@ -1,11 +1,9 @@
-import { workflowListingsAnswerSchema, workflowRunsAnswerSchema } from '@openlegion/protocol';
 import {
-  approvalLine,
-  decideApproval,
-  decidedLine,
-  fetchApprovals,
-  parseDecisionWords,
-} from '../commands/approvals.js';
+  approvalFromWords,
+  workflowListingsAnswerSchema,
+  workflowRunsAnswerSchema,
+} from '@openlegion/protocol';
+import { approvalLine, decideApproval, decidedLine, fetchApprovals } from '../commands/approvals.js';
 import { blackboardAction, showCosts, showTraces } from '../commands/mesh-state.js';
 import { collectInput, printListing, requestRun } from '../commands/workflow.js';
 import { drawRun } from '../commands/workflow-dag-text.js';
@@ -43,7 +41,7 @@ function decision(name: 'approve' | 'reject'): ReplCommand {
         ? 'let a tool call or workflow step that waits run (ids: /approvals; RUN STEP works too)'
         : 'refuse a tool call (it does not run) or a workflow step (its run stops)',
     async run(session, args) {
-      const parsed = parseDecisionWords(words(args));
+      const parsed = approvalFromWords(words(args));
       if (!parsed) return session.output.err(`usage: /${name} ID [note]  (or /${name} RUN STEP)\n`);
       const approval = await decideApproval(session.host, parsed.id, name, parsed.note);
       session.output.out(`${decidedLine(approval, name)}\n`);
