@@ -4,6 +4,7 @@ import type { MemoryEngine } from '@openlegion/memory';
 import type { AgentSelf } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
+import { createToolApprovalGate } from './approvals/tool-approval-gate.js';
 import { createContextManager } from './context/create-context-manager.js';
 import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
@@ -105,6 +106,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       : {}),
     logger,
   });
+  const approval = createToolApprovalGate({
+    patterns: self.approval,
+    mesh: createMeshClient({ meshUrl: deps.meshUrl, token: deps.token }),
+    logger,
+  });
   const loopDeps: AgentLoopDeps = {
     self,
     store: deps.store,
@@ -123,6 +129,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       logger,
     ),
     logger,
+    ...(approval ? { approval } : {}),
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
   };
   const loop = createAgentLoop(loopDeps);

@@ -12,6 +12,7 @@ import { type FakeLlm, startFakeLlm } from '@openlegion/testkit';
 import type OpenAI from 'openai';
 import { pino } from 'pino';
 import { z } from 'zod';
+import type { ToolApprovalGate } from '../src/approvals/tool-approval-gate.js';
 import type { ContextManager } from '../src/context/context-manager.js';
 import { ConversationStore } from '../src/conversation-store.js';
 import { loadLlmClient } from '../src/llm-client.js';
@@ -104,6 +105,8 @@ export interface HarnessOptions {
   instructions?: InstructionSource;
   /** Automatic recall (none by default). */
   recall?: MemoryRecall;
+  /** Tools that ask first (none by default). */
+  approval?: ToolApprovalGate;
 }
 
 /** A loop against the scripted LLM on loopback, with a real store and a scaffolded workspace. */
@@ -136,6 +139,7 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     instructions: options.instructions ?? TEMPLATE_INSTRUCTIONS,
     logger: pino({ level: 'silent' }),
     ...(options.recall ? { recall: options.recall } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
     ...(options.streamIdleTimeoutMs ? { streamIdleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     clock: {
       now: () => Date.parse('2026-03-04T05:06:07Z'),

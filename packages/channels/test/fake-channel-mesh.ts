@@ -52,7 +52,7 @@ export class FakeChannelMesh implements ChannelMesh {
     this.interrupts.push(agent);
   }
 
-  /** Steps waiting for approval; a decision removes its step, one on another step fails as the host does. */
+  /** What waits for approval; a decision removes it, one on another id fails as the host does. */
   readonly approvals: PendingApproval[] = [];
   readonly decisions: ApprovalDecision[] = [];
   readonly #noticeListeners = new Set<(notice: OperatorNotice) => void>();
@@ -62,12 +62,9 @@ export class FakeChannelMesh implements ChannelMesh {
   }
 
   async decideApproval(decision: ApprovalDecision): Promise<void> {
-    const at = this.approvals.findIndex(({ run, step }) => run === decision.run && step === decision.step);
+    const at = this.approvals.findIndex(({ id }) => id === decision.id);
     if (at < 0)
-      throw new OpenLegionError(
-        'WORKFLOW_NOT_WAITING',
-        `step ${decision.step} of ${decision.run} is not waiting`,
-      );
+      throw new OpenLegionError('APPROVAL_UNKNOWN', `nothing waits for approval under "${decision.id}"`);
     this.approvals.splice(at, 1);
     this.decisions.push(decision);
   }

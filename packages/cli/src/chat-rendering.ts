@@ -19,6 +19,8 @@ export function toolResultHint(output: unknown, isError: boolean): string {
 /** Where a reply is drawn, and how far it has got. */
 export interface RenderState {
   atLineStart: boolean;
+  /** Approvals whose wait was shown already (their `waiting` event repeats). */
+  approvalsShown?: Set<string>;
 }
 
 /**
@@ -48,6 +50,16 @@ export function renderEvent(
       return;
     case 'notice':
       write.err(`  · ${event.message}\n`);
+      return;
+    case 'approval':
+      // `waiting` repeats while the call waits (it keeps the turn alive): shown once.
+      if (event.state === 'waiting' && state.approvalsShown?.has(event.id)) return;
+      state.approvalsShown = (state.approvalsShown ?? new Set()).add(event.id);
+      line(
+        event.state === 'waiting'
+          ? `    ⏸ ${event.tool} waits for your approval: /approve ${event.id}  or  /reject ${event.id}`
+          : `    ${event.state === 'approved' ? '✓ approved' : event.state === 'rejected' ? '✗ rejected' : '✗ nobody approved it in time'}`,
+      );
       return;
     case 'error':
     case 'done':

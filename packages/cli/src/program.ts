@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { addExamples } from './command-examples.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
+import { registerApprovalCommands } from './commands/approvals.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
@@ -131,6 +132,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);
+  registerApprovalCommands(program, kit);
   registerMeshCommands(program, kit);
   registerPubsubCommands(program, kit);
   registerVaultCommands(program, kit);

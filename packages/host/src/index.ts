@@ -1,3 +1,4 @@
+export { APPROVAL_CHANGED, APPROVALS, Approvals, approvalsFeature } from './approvals/index.js';
 export { loadOrCreateOperatorToken, OPERATOR_TOKEN_FILE, requireAgent, TokenRegistry } from './auth/index.js';
 export { BLACKBOARD, blackboardFeature } from './blackboard/index.js';
 export {

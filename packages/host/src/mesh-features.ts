@@ -1,4 +1,5 @@
 import type { MeshStatus } from '@openlegion/protocol';
+import { approvalsFeature } from './approvals/index.js';
 import { blackboardFeature } from './blackboard/index.js';
 import { costsFeature } from './costs/index.js';
 import { credentialsFeature } from './credentials/index.js';
@@ -47,7 +48,8 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     pubsubFeature(),
     messagesFeature(),
     cronFeature(),
-    workflowsFeature({ meshBlackboard: true, meshEvents: true, operatorNotices: true }),
+    approvalsFeature(),
+    workflowsFeature({ meshBlackboard: true, meshEvents: true, operatorNotices: true, approvals: true }),
     egressFeature({ allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
     searchFeature(),

@@ -1,5 +1,6 @@
 import { systemClock } from '@openlegion/infra/clock';
 import type { MeshStatus } from '@openlegion/protocol';
+import { APPROVALS } from './approvals/index.js';
 import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
 import { EGRESS } from './egress/index.js';
 import {
@@ -22,7 +23,6 @@ import { AGENT_REGISTRY, toAgentInfo } from './registry/index.js';
 import { buildHostApp, DeferredListener, type HostRoute, requestRateOf } from './server/index.js';
 import { hostSecrets } from './vault/index.js';
 import { HOST_VERSION } from './version.js';
-import { WORKFLOWS } from './workflows/index.js';
 
 /** The composition root: the host's features in start order, one listener, one lifecycle. */
 export function createMeshHost(options: MeshHostOptions): MeshHost {
@@ -176,7 +176,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     channelMesh: createChannelMesh({
       lanes: () => hostService(LANES),
       registry: () => hostService(AGENT_REGISTRY),
-      workflows: () => hostService(WORKFLOWS),
+      approvals: () => hostService(APPROVALS),
       notices,
     }),
     featureDatabase: (feature, steps) => featureDatabase(started(), feature, steps),

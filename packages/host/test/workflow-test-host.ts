@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FakeClock } from '@openlegion/infra/clock';
 import type { MeshConfigInput, OperatorNotice, WorkflowRunView } from '@openlegion/protocol';
 import type { LightMyRequestResponse } from 'fastify';
+import { approvalsFeature } from '../src/approvals/index.js';
 import type { LaneItem } from '../src/lanes/index.js';
 import {
   inMemoryBlackboard,
@@ -55,7 +56,7 @@ export function workflowDir(
   return dir;
 }
 
-/** The workflows feature over scripted lanes, in a real host app with a fake clock. */
+/** The workflows feature over scripted lanes (its approvals in the host's one list), in a real host app with a fake clock. */
 export async function startWorkflowTestHost(options: {
   dir: string;
   respond?: (item: LaneItem) => ScriptedReply;
@@ -78,9 +79,10 @@ export async function startWorkflowTestHost(options: {
       notified.push(notice.text);
     },
     dir: options.dir,
+    approvals: true,
     ...(options.agentWaitMs === undefined ? {} : { agentWaitMs: options.agentWaitMs }),
   });
-  const host = await startFeatureTestHost([lanes, workflows], WORKFLOW_TEST_CONFIG, {
+  const host = await startFeatureTestHost([lanes, approvalsFeature(), workflows], WORKFLOW_TEST_CONFIG, {
     ...(options.dbFile ? { dbFile: options.dbFile } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

@@ -139,5 +139,10 @@ export const agentSelfSchema = z.object({
    * are reached through the host, so their address and credential are not here. Absent: none.
    */
   mcp: z.array(mcpServerSelfSchema).default([]),
+  /**
+   * mesh.yaml `agents.NAME.approval`: globs of the tools whose calls wait for the operator's yes
+   * (`POST /mesh/approvals`) before they run. Absent from an older host: none.
+   */
+  approval: z.array(z.string()).default([]),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

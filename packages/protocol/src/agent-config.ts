@@ -213,6 +213,13 @@ export const agentSchema = z
       .default([]),
     /** stdio MCP servers only this agent runs, inside its container (literal env only). */
     mcp: z.record(mcpServerName, mcpStdioServerSchema).default({}),
+    /**
+     * Tools that ask first: a call to a tool whose name matches one of these globs (`*` any run of
+     * characters, so `github__*` holds every tool of the `github` MCP server) waits for the
+     * operator's yes before it runs (docs/tools.md, "Tools that ask first"). None by default: the
+     * operator chooses which tools are worth a person's attention.
+     */
+    approval: z.array(globPatternSchema).max(100).default([]),
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;

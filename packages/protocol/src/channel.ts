@@ -1,7 +1,8 @@
 import type { ChatRequest } from './agent-api.js';
+import type { ApprovalDecision, PendingApproval } from './approval.js';
 import type { ChatEvent } from './chat-events.js';
 import type { AgentInfo } from './host-api.js';
-import type { ApprovalDecision, OperatorNotice, PendingApproval } from './workflow-run.js';
+import type { OperatorNotice } from './workflow-run.js';
 
 /**
  * What a chat channel (Telegram, later Discord, Slack) may do with the mesh. The CLI hands one to
@@ -17,9 +18,9 @@ export interface ChannelMesh {
   chat(agent: string, request: ChannelChatRequest, signal?: AbortSignal): AsyncIterable<ChatEvent>;
   /** End the agent's running turn (its next queued message runs next). */
   interrupt(agent: string): void;
-  /** Workflow steps waiting for the operator's decision, oldest first. */
+  /** What waits for the operator's decision (workflow steps, agents' tool calls), oldest first. */
   pendingApprovals(): PendingApproval[];
-  /** Approve or reject a step that waits; throws an OpenLegionError naming the problem (unknown run, not waiting). */
+  /** Approve or reject one by id; throws an OpenLegionError naming the problem (APPROVAL_UNKNOWN, ...). */
   decideApproval(decision: ApprovalDecision): Promise<void>;
   /** Call `listener` with each notice for the operator; returns the function that stops it. */
   onNotice(listener: (notice: OperatorNotice) => void): () => void;

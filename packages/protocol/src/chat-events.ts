@@ -42,6 +42,17 @@ export const chatEventSchema = z.discriminatedUnion('type', [
     /** The memory store failed; the turn went on without recall. */
     error: z.string().optional(),
   }),
+  /**
+   * A tool call held for the operator (mesh.yaml `agents.NAME.approval`): `waiting` when it starts
+   * to wait and again while it waits (so the host's watchdogs see a live turn), then how it ended.
+   */
+  z.object({
+    type: z.literal('approval'),
+    id: z.string(),
+    tool: z.string(),
+    state: z.enum(['waiting', 'approved', 'rejected', 'expired']),
+    expires_at: z.number().optional(),
+  }),
   z.object({ type: z.literal('done'), conversation_id: z.string(), text: z.string() }),
   z.object({
     type: z.literal('error'),

@@ -350,6 +350,16 @@ export const ERROR_CODES = {
     status: 409,
     summary: 'the step is not waiting for an approval (or the run has ended)',
   },
+  APPROVAL_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'nothing waits for approval under that id (it was decided, timed out or never existed)',
+  },
+  APPROVAL_TOO_MANY: {
+    retryable: true,
+    status: 429,
+    summary: 'the agent already holds approvals.max_pending_per_agent tool calls waiting for the operator',
+  },
   WORKFLOW_RUN_FINISHED: { retryable: false, status: 409, summary: 'the run has already ended' },
   WORKFLOW_EXPRESSION_FAILED: {
     retryable: false,

@@ -36,6 +36,29 @@ export {
   type ToolResult,
   textResult,
 } from './agent-tool.js';
+export {
+  APPROVAL_KINDS,
+  type ApprovalDecision,
+  type ApprovalKind,
+  approvalDecidedAnswerSchema,
+  approvalDecisionRequestSchema,
+  approvalFromWords,
+  approvalsAnswerSchema,
+  MAX_APPROVAL_TOOL_NAME_CHARS,
+  type PendingApproval,
+  pendingApprovalSchema,
+  TOOL_APPROVAL_STATES,
+  type ToolApprovalState,
+  type ToolApprovalStatus,
+  type ToolCallApproval,
+  toolApprovalRequestSchema,
+  toolApprovalStatusSchema,
+  toolCallApprovalSchema,
+  type WorkflowStepApproval,
+  workflowStepApprovalId,
+  workflowStepApprovalSchema,
+} from './approval.js';
+export { type ApprovalsConfig, approvalsConfigSchema } from './approvals-config.js';
 export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
 export {
   type ChatEvent,
@@ -236,11 +259,8 @@ export {
   workflowFileSchema,
 } from './workflow-file.js';
 export {
-  type ApprovalDecision,
   FINAL_STEP_STATES,
   type OperatorNotice,
-  type PendingApproval,
-  pendingApprovalSchema,
   WORKFLOW_RUN_STATES,
   WORKFLOW_STEP_STATES,
   type WorkflowListing,

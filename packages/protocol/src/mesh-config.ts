@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentSchema } from './agent-config.js';
+import { approvalsConfigSchema } from './approvals-config.js';
 import {
   providerModel,
   resourcesSchema,
@@ -186,6 +187,7 @@ export const meshConfigSchema = z
     limits: limitsSchema.prefault({}),
     search: searchConfigSchema.prefault({}),
     mcp: mcpSectionSchema.prefault({}),
+    approvals: approvalsConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

@@ -1,12 +1,8 @@
 import { z } from 'zod';
+import { pendingApprovalSchema } from './approval.js';
 import { agentInfoSchema } from './host-api.js';
 import { blackboardEntrySchema } from './mesh-api.js';
-import {
-  pendingApprovalSchema,
-  workflowListingSchema,
-  workflowRunSummarySchema,
-  workflowRunViewSchema,
-} from './workflow-run.js';
+import { workflowListingSchema, workflowRunSummarySchema, workflowRunViewSchema } from './workflow-run.js';
 
 /**
  * Shapes of operator API answers (`/api/*`) that the host writes and the CLI reads. The host builds
@@ -199,5 +195,5 @@ export const workflowListingsAnswerSchema = z.looseObject({ workflows: z.array(w
 export const workflowRunAnswerSchema = z.looseObject({ run: workflowRunViewSchema });
 /** `GET /api/workflows/runs`. */
 export const workflowRunsAnswerSchema = z.looseObject({ runs: z.array(workflowRunSummarySchema) });
-/** `GET /api/workflows/approvals`. */
+/** `GET /api/workflows/approvals` (workflow steps only) and `GET /api/approvals` (all kinds). */
 export const pendingApprovalsAnswerSchema = z.looseObject({ approvals: z.array(pendingApprovalSchema) });

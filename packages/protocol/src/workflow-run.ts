@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PendingApproval } from './approval.js';
 
 /**
  * Where one step (or one `for_each` element) of a run stands.
@@ -96,27 +97,9 @@ export const workflowRunRequestSchema = z
 /** `POST /api/workflows/runs/:run/steps/:step/approve|reject`. */
 export const workflowDecisionRequestSchema = z.object({ note: z.string().max(10_000).optional() }).strict();
 
-/** A workflow step that waits for the operator (`GET /api/workflows/approvals`). */
-export const pendingApprovalSchema = z.object({
-  run: z.string(),
-  workflow: z.string(),
-  step: z.string(),
-  /** When the step started waiting (ms since the epoch). */
-  waiting_since: z.number(),
-});
-export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
-
-/** The operator's answer to a step that waits. */
-export interface ApprovalDecision {
-  run: string;
-  step: string;
-  decision: 'approve' | 'reject';
-  note?: string;
-}
-
 /**
- * Something the operator should see wherever they are (REPL, Telegram): a step that waits for
- * approval, or a workflow's `on_complete.notify` text.
+ * Something the operator should see wherever they are (REPL, Telegram): something that waits for
+ * approval (a workflow step, an agent's tool call), or a workflow's `on_complete.notify` text.
  */
 export interface OperatorNotice {
   text: string;

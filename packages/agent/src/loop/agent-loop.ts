@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '@openlegion/infra/clock';
 import type { AgentSelf, AgentTool, ChatEvent, HeartbeatResponse } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
+import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
 import type { ContextManager } from '../context/context-manager.js';
 import type { ConversationStore } from '../conversation-store.js';
 import { type MemoryRecall, recallEvent, withRecallBlock } from '../memory-recall/index.js';
@@ -67,6 +68,8 @@ export interface AgentLoopDeps {
   /** Automatic recall before each turn; none in tests that are not about memory. */
   recall?: MemoryRecall;
   clock?: Clock;
+  /** Tools that ask first (mesh.yaml `agents.NAME.approval`); none when absent. */
+  approval?: ToolApprovalGate;
   retryDelaysMs?: readonly number[];
   streamIdleTimeoutMs?: number;
 }
@@ -91,6 +94,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     workspace: deps.workspace,
     ...(deps.self.loop.escalate ? { escalateTo: ESCALATION_MODEL } : {}),
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
+    ...(deps.approval ? { approval: deps.approval } : {}),
     ...(deps.streamIdleTimeoutMs ? { streamIdleTimeoutMs: deps.streamIdleTimeoutMs } : {}),
   };
   const notices = new TruncationNotices();

@@ -1,4 +1,5 @@
 import type { AgentTool, ChatEvent, ToolContent, ToolResult } from '@openlegion/protocol';
+import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
 import type { StoredMessage } from '../conversation-store.js';
 import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
 import type { RequestedToolCall } from './llm-stream.js';
@@ -18,6 +19,8 @@ export interface ToolRoundDeps {
   signal: AbortSignal;
   traceId?: string | undefined;
   conversationId?: string | undefined;
+  /** Tools that ask first: a matching call waits here for the operator before it runs. */
+  approval?: ToolApprovalGate | undefined;
 }
 
 /** What a round of tool calls gives the conversation. */
@@ -105,6 +108,14 @@ function planCall(deps: ToolRoundDeps, call: RequestedToolCall): () => Promise<C
     });
   }
   return async () => {
+    const refused = await deps.approval?.check(
+      { name: call.name, input: valid.input },
+      { signal: deps.signal, emit: deps.emit, traceId: deps.traceId },
+    );
+    if (refused) {
+      emitResult(deps, call.id, refused);
+      return { result: refused };
+    }
     let result = await runTool(deps, tool, valid.input);
     if (verdict === 'warn') result = withWarning(result, call.name, count);
     emitResult(deps, call.id, result);

@@ -1,4 +1,5 @@
 import { type AgentTool, type ChatEvent, OpenLegionError, type ToolContent } from '@openlegion/protocol';
+import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
 import type { ContextRequest, LlmMessage } from '../context/context-manager.js';
 import type { StoredMessage } from '../conversation-store.js';
 import type { RequestedToolCall } from './llm-stream.js';
@@ -16,6 +17,8 @@ export interface TurnRunnerDeps extends ModelCallDeps {
    * a new allowance of rounds, when it used up its rounds or repeated a call; none: it ends as usual.
    */
   escalateTo?: string;
+  /** Tools that ask first (mesh.yaml `agents.NAME.approval`); none when absent. */
+  approval?: ToolApprovalGate;
 }
 
 /** The tier alias the host resolves to `llm.tiers.complex`. */
@@ -135,6 +138,7 @@ export async function runTurn(
         signal,
         traceId: plan.traceId,
         conversationId: plan.conversationId,
+        approval: deps.approval,
       },
       calls,
     );

@@ -10,6 +10,7 @@ type Segment = { kind: 'text'; text: string } | { kind: 'line'; text: string };
 export class ReplyContent {
   readonly #segments: Segment[] = [];
   readonly #toolNames = new Map<string, string>();
+  readonly #approvalsShown = new Set<string>();
   #sawText = false;
   #usage: { model: string; prompt: number; completion: number } | undefined;
 
@@ -40,6 +41,16 @@ export class ReplyContent {
         return this.#line(errorLine(event.message));
       case 'recall':
         return false;
+      case 'approval':
+        // The owner is offered the approval itself (buttons) as an operator notice; the reply
+        // only says the call waits, once, and how it ended.
+        if (event.state === 'waiting' && this.#approvalsShown.has(event.id)) return false;
+        this.#approvalsShown.add(event.id);
+        return this.#line(
+          noticeLine(
+            event.state === 'waiting' ? `${event.tool} waits for approval` : `${event.tool}: ${event.state}`,
+          ),
+        );
       case 'usage': {
         const previous = this.#usage;
         this.#usage = {

@@ -221,61 +221,6 @@ describe('TelegramChannel commands', () => {
   });
 });
 
-describe('TelegramChannel workflow approvals', () => {
-  const approval = (step: string) => ({ run: 'run-m1x-a1b2c3', workflow: 'publish', step, waiting_since: 1 });
-
-  it('offers a waiting step to the owner with buttons; approve by button, reject by command, never by others', async () => {
-    const channel = await startChannel();
-    channel.users.pair(OWNER.id, 'Ada', Date.now());
-    channel.users.pair(FRIEND.id, 'Bob', Date.now());
-    mesh.notify({ text: 'step review waits', approval: approval('review') });
-    const offered = await telegram.waitFor(() =>
-      telegram.messagesTo(OWNER.id).find((message) => message.visible.includes('waits for your approval')),
-    );
-    expect(offered.visible).toContain('step review waits for your approval (/approve run-m1x-a1b2c3 review)');
-    expect(telegram.messagesTo(FRIEND.id)).toHaveLength(0);
-
-    telegram.pressButton(FRIEND, offered.message_id, 'wf:approve:run-m1x-a1b2c3:review');
-    await telegram.waitFor(() => telegram.answeredCallbacks.length === 1);
-    expect(telegram.answeredCallbacks[0]?.text).toBe('Only the owner can approve.');
-    telegram.pressButton(OWNER, offered.message_id, 'wf:approve:run-m1x-a1b2c3:review');
-    await telegram.waitFor(() => telegram.answeredCallbacks.length === 2);
-    expect(telegram.answeredCallbacks[1]?.text).toBe('Approved: review of run-m1x-a1b2c3.');
-    telegram.pressButton(OWNER, offered.message_id, 'wf:approve:run-m1x-a1b2c3:review');
-    await telegram.waitFor(() => telegram.answeredCallbacks.length === 3);
-    expect(telegram.answeredCallbacks[2]?.text).toBe(
-      'Not done: step review of run-m1x-a1b2c3 is not waiting',
-    );
-
-    mesh.notify({ text: 'step publish waits', approval: approval('publish') });
-    telegram.sendPrivate(FRIEND, '/reject run-m1x-a1b2c3 publish');
-    telegram.sendPrivate(OWNER, '/approvals');
-    await telegram.waitFor(
-      () =>
-        telegram.messagesTo(OWNER.id).filter((message) => message.visible.includes('step publish')).length ===
-        2,
-    );
-    telegram.sendPrivate(OWNER, '/reject run-m1x-a1b2c3 publish too early');
-    await telegram.waitFor(() => visibleTo(OWNER.id).includes('Rejected: publish of run-m1x-a1b2c3.'));
-    expect(mesh.decisions).toEqual([
-      { run: 'run-m1x-a1b2c3', step: 'review', decision: 'approve' },
-      { run: 'run-m1x-a1b2c3', step: 'publish', decision: 'reject', note: 'too early' },
-    ]);
-    expect(visibleTo(FRIEND.id)).toEqual(['Only the owner can use /reject.']);
-    telegram.sendPrivate(OWNER, '/approvals');
-    await telegram.waitFor(() => visibleTo(OWNER.id).includes('Nothing waits for approval.'));
-  });
-
-  it('tells the owner a workflow notice as plain text, and nobody when no owner is paired', async () => {
-    const channel = await startChannel();
-    mesh.notify({ text: 'nobody hears this' });
-    channel.users.pair(OWNER.id, 'Ada', Date.now());
-    mesh.notify({ text: 'run-1 of publish finished: *done*' });
-    await telegram.waitFor(() => visibleTo(OWNER.id).length === 1);
-    expect(visibleTo(OWNER.id)).toEqual(['run-1 of publish finished: *done*']);
-  });
-});
-
 describe('TelegramChannel replies', () => {
   it('splits a long reply into messages Telegram accepts, with <, & and code escaped', async () => {
     const channel = await startChannel();

@@ -2,6 +2,7 @@ import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import type { Channel, ChannelMesh } from '@openlegion/protocol';
 import type { Logger } from 'pino';
+import { tellOwner } from './approvals.js';
 import { ChatRelay } from './chat-relay.js';
 import { EDIT_INTERVAL_MS, EditPacer } from './edit-pacer.js';
 import { createGrammyTelegramApi } from './grammy-telegram-api.js';
@@ -19,7 +20,6 @@ import {
   type TelegramWebhookOptions,
   type WebhookServer,
 } from './webhook-server.js';
-import { tellOwner } from './workflow-approvals.js';
 
 export const DEFAULT_POLL_TIMEOUT_SECONDS = 30;
 /** How long `stop` lets replies in flight write their last text before cutting them off. */

@@ -1,3 +1,4 @@
+import { isApprovalButton, pressApprovalButton } from './approvals.js';
 import { COMMANDS } from './command-table.js';
 import { type IncomingUpdate, parseCommand } from './incoming-update.js';
 import { HOW_TO_PAIR, handlePair } from './pairing-replies.js';
@@ -5,7 +6,6 @@ import { looksLikeSecret } from './secret-detector.js';
 import { activeAgentOf, say, type TelegramContext } from './telegram-context.js';
 import { conversationScope } from './telegram-users.js';
 import { switchAgent, USE_AGENT_BUTTON_PREFIX } from './user-commands.js';
-import { APPROVAL_BUTTON_PREFIX, pressApprovalButton } from './workflow-approvals.js';
 
 type MessageUpdate = Extract<IncomingUpdate, { kind: 'message' }>;
 type ButtonUpdate = Extract<IncomingUpdate, { kind: 'button' }>;
@@ -79,7 +79,7 @@ async function handleMessage(context: TelegramContext, update: MessageUpdate): P
 async function handleButton(context: TelegramContext, update: ButtonUpdate): Promise<void> {
   const user = context.users.get(update.from.id);
   if (!user) return context.api.answerCallbackQuery(update.callbackId, 'You are not paired.');
-  if (update.data.startsWith(APPROVAL_BUTTON_PREFIX)) {
+  if (isApprovalButton(update.data)) {
     const answer = await pressApprovalButton(context, user, update.data);
     return context.api.answerCallbackQuery(update.callbackId, answer);
   }

@@ -1,5 +1,6 @@
 import { cronJobsAnswerSchema, type LaneMode, laneItemsAnswerSchema } from '@openlegion/protocol';
 import { printError } from '../cli-output.js';
+import { approvalLine, fetchApprovals } from '../commands/approvals.js';
 import { sendMessage } from '../commands/send.js';
 import { fetchStatus, printStatus } from '../commands/status.js';
 import { requestDone, requestJson } from '../host-connection.js';
@@ -151,6 +152,11 @@ export const REPL_COMMANDS: ReplCommand[] = [
           `#${item.id} ${item.state.padEnd(9)} ${item.mode.padEnd(9)} ${item.source.padEnd(8)} ${item.message.split('\n')[0]?.slice(0, 60)}\n`,
         );
       }
+      // A running turn may be held by a tool call that waits for the operator: say so under it.
+      const waiting = (await fetchApprovals(session.host).catch(() => [])).filter(
+        (approval) => approval.kind === 'tool_call' && approval.agent === agent,
+      );
+      for (const approval of waiting) session.output.out(`  ${approvalLine(approval)}\n`);
     },
   },
   {

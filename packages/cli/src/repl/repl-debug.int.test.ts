@@ -67,7 +67,7 @@ describe('REPL /debug', () => {
           response.setHeader('content-type', 'application/json');
           return response.end(JSON.stringify(status));
         }
-        if (request.url === '/api/workflows/approvals') {
+        if (request.url === '/api/approvals') {
           response.setHeader('content-type', 'application/json');
           return response.end(JSON.stringify({ approvals: [] }));
         }

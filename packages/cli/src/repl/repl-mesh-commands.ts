@@ -1,9 +1,9 @@
 import {
-  type PendingApproval,
-  pendingApprovalsAnswerSchema,
+  approvalFromWords,
   workflowListingsAnswerSchema,
   workflowRunsAnswerSchema,
 } from '@openlegion/protocol';
+import { approvalLine, decideApproval, decidedLine, fetchApprovals } from '../commands/approvals.js';
 import { blackboardAction, showCosts, showTraces } from '../commands/mesh-state.js';
 import { collectInput, printListing, requestRun } from '../commands/workflow.js';
 import { drawRun } from '../commands/workflow-dag-text.js';
@@ -14,48 +14,39 @@ import type { ReplSession } from './repl-session.js';
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
 const runPath = (run: string) => `/api/workflows/runs/${encodeURIComponent(run)}`;
 
-async function pendingApprovals(session: ReplSession): Promise<PendingApproval[]> {
-  return (await requestJson(session.host, 'GET', '/api/workflows/approvals', pendingApprovalsAnswerSchema))
-    .approvals;
-}
-
-function printApproval(session: ReplSession, { run, workflow, step }: PendingApproval): void {
-  session.output.out(`⏸ ${workflow} ${run}: step ${step} waits for approval  (/approve ${run} ${step})\n`);
-}
-
 /**
  * Print the approvals that started waiting since the last look, so the operator sees them at the
  * prompt wherever they are. Best effort: a host that cannot answer just offers nothing this time.
  */
 export async function offerNewApprovals(session: ReplSession): Promise<void> {
-  let pending: PendingApproval[];
+  let pending: Awaited<ReturnType<typeof fetchApprovals>>;
   try {
-    pending = await pendingApprovals(session);
+    pending = await fetchApprovals(session.host);
   } catch {
     return;
   }
   for (const approval of pending) {
-    const key = `${approval.run}/${approval.step}`;
-    if (session.offeredApprovals.has(key)) continue;
-    session.offeredApprovals.add(key);
-    printApproval(session, approval);
+    if (session.offeredApprovals.has(approval.id)) continue;
+    session.offeredApprovals.add(approval.id);
+    session.output.out(`${approvalLine(approval)}\n`);
   }
 }
 
 function decision(name: 'approve' | 'reject'): ReplCommand {
   return {
     name,
-    usage: `/${name} RUN STEP [${name === 'approve' ? 'note' : 'why'}]`,
+    usage: `/${name} ID [${name === 'approve' ? 'note' : 'why'}]`,
     description:
       name === 'approve'
-        ? 'let a workflow step that waits run'
-        : 'refuse a workflow step that waits (its run stops)',
+        ? 'let a tool call or workflow step that waits run (ids: /approvals; RUN STEP works too)'
+        : 'refuse a tool call (it does not run) or a workflow step (its run stops)',
     async run(session, args) {
-      const [run, step, ...note] = words(args);
-      if (!run || !step) return session.output.err(`usage: /${name} RUN STEP\n`);
-      const body = note.length > 0 ? { note: note.join(' ') } : {};
-      const route = `${runPath(run)}/steps/${encodeURIComponent(step)}/${name}`;
-      session.output.out(drawRun(await requestRun(session.host, 'POST', route, body), Date.now()));
+      const parsed = approvalFromWords(words(args));
+      if (!parsed) return session.output.err(`usage: /${name} ID [note]  (or /${name} RUN STEP)\n`);
+      const approval = await decideApproval(session.host, parsed.id, name, parsed.note);
+      session.output.out(`${decidedLine(approval, name)}\n`);
+      if (approval.kind === 'workflow_step')
+        session.output.out(drawRun(await requestRun(session.host, 'GET', runPath(approval.run)), Date.now()));
     },
   };
 }
@@ -95,13 +86,13 @@ export const MESH_REPL_COMMANDS: ReplCommand[] = [
   {
     name: 'approvals',
     usage: '/approvals',
-    description: 'workflow steps that wait for your approval',
+    description: 'what waits for your approval: tool calls that ask first, workflow steps',
     async run(session) {
-      const pending = await pendingApprovals(session);
+      const pending = await fetchApprovals(session.host);
       if (pending.length === 0) session.output.out('nothing waits for approval\n');
       for (const approval of pending) {
-        session.offeredApprovals.add(`${approval.run}/${approval.step}`);
-        printApproval(session, approval);
+        session.offeredApprovals.add(approval.id);
+        session.output.out(`${approvalLine(approval)}\n`);
       }
     },
   },

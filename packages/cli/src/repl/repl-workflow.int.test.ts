@@ -52,21 +52,21 @@ describe('REPL workflow approvals', () => {
         calls.push(`${request.method} ${request.url} ${body}`);
         response.setHeader('content-type', 'application/json');
         if (request.url === '/api/status') return response.end(JSON.stringify(status));
-        if (request.url === '/api/workflows/approvals')
-          return response.end(JSON.stringify({ approvals: pending }));
-        const decided = /^\/api\/workflows\/runs\/run-9\/steps\/review\/(approve|reject)$/.exec(
-          request.url ?? '',
-        );
-        if (decided && pending.length > 0) {
-          pending = [];
+        if (request.url === '/api/approvals') return response.end(JSON.stringify({ approvals: pending }));
+        if (request.url === '/api/workflows/runs/run-9')
           return response.end(JSON.stringify({ run: run('running') }));
+        const decided = /^\/api\/approvals\/run-9%3Areview\/(approve|reject)$/.exec(request.url ?? '');
+        const [approval] = pending;
+        if (decided && approval) {
+          pending = [];
+          return response.end(JSON.stringify({ approval, decision: decided[1] }));
         }
-        response.statusCode = 409;
+        response.statusCode = 404;
         response.end(
           JSON.stringify({
             error: {
-              code: 'WORKFLOW_NOT_WAITING',
-              message: 'step review is done, not waiting',
+              code: 'APPROVAL_UNKNOWN',
+              message: 'nothing waits for approval under "run-9:review"',
               retryable: false,
             },
           }),
@@ -92,14 +92,23 @@ describe('REPL workflow approvals', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('offers a step that waits once, approves it with a note, and prints a refusal', async () => {
-    pending = [{ run: 'run-9', workflow: 'publish', step: 'review', waiting_since: 1 }];
+  it('offers a step that waits once, approves it with a note (RUN STEP still works), and prints a refusal', async () => {
+    pending = [
+      {
+        kind: 'workflow_step',
+        id: 'run-9:review',
+        run: 'run-9',
+        workflow: 'publish',
+        step: 'review',
+        waiting_since: 1,
+      },
+    ];
     const output = capture();
     const lines = [
       '/agents',
       '/approvals',
       '/approve run-9 review looks good',
-      '/approve run-9 review',
+      '/approve run-9:review',
       '/quit',
     ];
     const code = await runRepl(host, undefined, output, {
@@ -113,11 +122,12 @@ describe('REPL workflow approvals', () => {
       .filter((line) => line.startsWith('⏸'));
     // Once at the start; /approvals lists it again on request; never after it was approved.
     expect(offers).toEqual([
-      '⏸ publish run-9: step review waits for approval  (/approve run-9 review)',
-      '⏸ publish run-9: step review waits for approval  (/approve run-9 review)',
+      '⏸ publish run-9: step review waits for approval  (/approve run-9:review)',
+      '⏸ publish run-9: step review waits for approval  (/approve run-9:review)',
     ]);
-    expect(calls).toContain('POST /api/workflows/runs/run-9/steps/review/approve {"note":"looks good"}');
+    expect(calls).toContain('POST /api/approvals/run-9%3Areview/approve {"note":"looks good"}');
+    expect(output.stdout()).toContain('approved: step review of publish run-9');
     expect(output.stdout()).toContain('workflow publish · run run-9 · running');
-    expect(output.stderr()).toContain('step review is done, not waiting');
+    expect(output.stderr()).toContain('nothing waits for approval under "run-9:review"');
   });
 });

@@ -11,8 +11,11 @@ import { knownAgent, type ReplSession } from './repl-session.js';
 
 const REPL_COMMANDS = [...CORE_COMMANDS, ...MESH_REPL_COMMANDS];
 
-/** Commands that act on the turn that is streaming, so they run at once while it does. */
-const ACTS_ON_RUNNING_TURN = /^\/(steer|interrupt)(\s|$)/;
+/**
+ * Commands that run at once while a turn streams: those that act on it, the lane it runs in, and
+ * the approvals a tool call of that very turn may be waiting for.
+ */
+const ACTS_ON_RUNNING_TURN = /^\/(steer|interrupt|queue|approvals|approve|reject)(\s|$)/;
 
 /** A second Ctrl-C within this long leaves the REPL. */
 const SECOND_INTERRUPT_MS = 2_000;

@@ -73,6 +73,7 @@ agents:
     expect(agentSelf(context, 'a').memory).toEqual({
       embedder: 'openai/text-embedding-3-large',
       recall_chars: 0,
+      shared_scopes: [],
       fast_tier: { extract: true, dedup: true, admission: false, rerank: false },
     });
     expect(agentSelf(context, 'b').memory.embedder).toBe('local');

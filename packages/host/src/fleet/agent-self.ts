@@ -46,6 +46,7 @@ export function agentSelf(
       fast_tier: { ...agentConfig.memory.fast_tier },
     },
     mcp: mcpServersOf(config, agent),
+    approval: [...agentConfig.approval],
   };
 }
 

@@ -10,12 +10,13 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
+import { APPROVALS, approvalsFeature } from '../approvals/index.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
 import { instructionsFeature } from '../instructions/index.js';
 import { createChannelMesh, operatorFeature } from '../operator/index.js';
 import { AGENT_REGISTRY, registryFeature } from '../registry/index.js';
-import { WORKFLOWS, workflowsFeature } from '../workflows/index.js';
+import { workflowsFeature } from '../workflows/index.js';
 import { LANES, lanesFeature } from './index.js';
 
 interface ReceivedChat {
@@ -90,7 +91,8 @@ describe('chat relay through the host', () => {
       [
         registryFeature(),
         lanesFeature(),
-        workflowsFeature(),
+        approvalsFeature(),
+        workflowsFeature({ approvals: true }),
         instructionsFeature(),
         operatorFeature({
           meshStatus: () => {
@@ -105,7 +107,7 @@ describe('chat relay through the host', () => {
     channelMesh = createChannelMesh({
       lanes: () => host.service(LANES),
       registry: () => host.service(AGENT_REGISTRY),
-      workflows: () => host.service(WORKFLOWS),
+      approvals: () => host.service(APPROVALS),
       notices: host.context.notices,
     });
     const registry = host.service(AGENT_REGISTRY);

@@ -3,6 +3,7 @@ import { createLogger } from '@openlegion/infra/log';
 import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { type ChatEvent, meshConfigSchema } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
+import { approvalPollMs } from '../approvals/index.js';
 import { LaneDispatcher } from './lane-dispatcher.js';
 import type { LaneItem, LaneRequest } from './lane-item.js';
 import { LANE_MIGRATIONS } from './lane-migrations.js';
@@ -132,6 +133,32 @@ describe('lanes', () => {
     await expect(lane.send({ agent: 'b', message: 'other lane' })).resolves.toMatchObject({
       outcome: 'queued',
     });
+  });
+
+  it('keeps a turn whose tool call waits for approval past the watchdog time: it says it waits after each long poll', async () => {
+    const lane = lanes();
+    await lane.send({ agent: 'a', message: 'file the issue' });
+    const turn = lane.turns[0];
+    const waiting: ChatEvent = {
+      type: 'approval',
+      id: 'ap-1',
+      tool: 'github__create_issue',
+      state: 'waiting',
+    };
+    // The agent's gate streams `waiting` after every long poll the host answers (a third of the watchdog).
+    for (
+      let elapsed = 0;
+      elapsed < 10 * config.lanes.watchdog_ms;
+      elapsed += approvalPollMs(config.lanes.watchdog_ms)
+    ) {
+      turn?.emit(waiting);
+      await lane.clock.advance(approvalPollMs(config.lanes.watchdog_ms));
+    }
+    expect(turn?.signal.aborted).toBe(false);
+    turn?.emit({ type: 'approval', id: 'ap-1', tool: 'github__create_issue', state: 'approved' });
+    turn?.finish('filed');
+    await lane.settle();
+    expect(lane.repo.byKey(turn?.item.idempotencyKey ?? '')).toMatchObject({ state: 'done' });
   });
 
   it('ends a turn that streams nothing for the watchdog time, and the lane goes on', async () => {

@@ -3,6 +3,7 @@ import { parseRequest } from '@openlegion/infra/http';
 import { OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { APPROVAL_CHANGED } from '../approvals/index.js';
 import { EGRESS_DECIDED, type EgressDecision } from '../egress/index.js';
 import { type HostFeature, serviceKey } from '../features/index.js';
 import { LANE_ITEM_CHANGED, LANE_TURN_RECALLED, type LaneItem, type LaneItemPhase } from '../lanes/index.js';
@@ -36,6 +37,20 @@ export function tracesFeature(): HostFeature {
       const record = (event: Omit<TraceEvent, 'at'>) => log.record({ ...event, at: context.clock.now() });
       context.events.on(LANE_ITEM_CHANGED, ({ item, phase }) => record(laneHop(item, phase)));
       context.events.on(LANE_TURN_RECALLED, ({ item, recall }) => record(recallHop(item, recall)));
+      // A tool call that waits for the operator: when it started to wait and how it ended.
+      context.events.on(APPROVAL_CHANGED, ({ approval, state }) => {
+        if (approval.kind !== 'tool_call' || !approval.trace_id) return;
+        record({
+          trace_id: approval.trace_id,
+          hop: `approval.${state === 'pending' ? 'waiting' : state}`,
+          agent: approval.agent,
+          detail: {
+            id: approval.id,
+            tool: approval.tool,
+            ...(state === 'pending' ? {} : { ms: context.clock.now() - approval.waiting_since }),
+          },
+        });
+      });
       context.events.on(EGRESS_DECIDED, (decision) => {
         if (decision.traceId) record(egressHop(decision, decision.traceId));
       });

@@ -165,11 +165,21 @@ steps:
       approve: 'waiting_approval',
       publish: 'pending',
     });
-    expect(host.notified[0]).toContain(`openlegion workflow approve ${id} approve`);
-    const waiting = { run: id, workflow: 'w', step: 'approve', waiting_since: host.clock.now() };
+    expect(host.notified[0]).toContain(`openlegion approve ${id}:approve`);
+    const waiting = {
+      kind: 'workflow_step',
+      id: `${id}:approve`,
+      run: id,
+      workflow: 'w',
+      step: 'approve',
+      waiting_since: host.clock.now(),
+    };
     expect(host.notices[0]?.approval).toEqual(waiting);
     const listed = await host.app.inject({ url: '/api/workflows/approvals', headers: host.operatorAuth });
     expect(listed.json()).toEqual({ approvals: [waiting] });
+    // The host's one list holds it too.
+    const all = await host.app.inject({ url: '/api/approvals', headers: host.operatorAuth });
+    expect(all.json()).toEqual({ approvals: [waiting] });
     await host.advance(3_600_000);
     expect(host.lanes.items()).toHaveLength(1);
     const approved = await host.post(`/api/workflows/runs/${id}/steps/approve/approve`, { note: 'ship it' });
@@ -216,6 +226,39 @@ steps:
     });
     expect(statesOf(run)).toEqual({ draft: 'done', publish: 'rejected' });
     expect(host.lanes.items().map((item) => item.message)).toEqual(['draft']);
+    await host.stop();
+  });
+
+  it('is decided by id through the one list of approvals; an id nothing waits under is APPROVAL_UNKNOWN', async () => {
+    const host = await startWorkflowTestHost({
+      dir: workflowDir({
+        'w.yaml': `
+name: w
+steps:
+  - { id: draft, agent: writer, task: draft }
+  - { id: publish, agent: writer, task: publish, depends_on: draft, requires_approval: true }
+`,
+      }),
+    });
+    const { id } = await host.startRun('w');
+    const early = await host.post(`/api/approvals/${encodeURIComponent(`${id}:ghost`)}/approve`);
+    expect(early.statusCode).toBe(404);
+    expect(early.json().error).toEqual({
+      code: 'APPROVAL_UNKNOWN',
+      message: `nothing waits for approval under "${id}:ghost" (list them: openlegion approvals)`,
+      retryable: false,
+      details: { id: `${id}:ghost` },
+    });
+    const approved = await host.post(`/api/approvals/${encodeURIComponent(`${id}:publish`)}/approve`, {
+      note: 'go',
+    });
+    expect(approved.json()).toMatchObject({
+      decision: 'approve',
+      approval: { kind: 'workflow_step', step: 'publish' },
+    });
+    await host.settle();
+    expect((await host.view(id)).state).toBe('succeeded');
+    expect(host.lanes.items().map((item) => item.message)).toEqual(['draft', 'publish']);
     await host.stop();
   });
 });

@@ -1,3 +1,4 @@
+import { APPROVALS } from '../approvals/index.js';
 import { BLACKBOARD } from '../blackboard/index.js';
 import { formatConfigProblem } from '../config/index.js';
 import { USAGE_RECORDED } from '../costs/index.js';
@@ -20,6 +21,7 @@ import { WORKFLOW_MIGRATIONS } from './store/workflow-migrations.js';
 import type { StepRecord } from './store/workflow-records.js';
 import { WorkflowRepository } from './store/workflow-repository.js';
 import { WorkflowTriggers } from './triggers/workflow-triggers.js';
+import { workflowApprovalSource } from './workflow-approval-source.js';
 import type { WorkflowBlackboard, WorkflowEvents, WorkflowLanes, WorkflowNotify } from './workflow-ports.js';
 import { registerWorkflowRoutes } from './workflow-routes.js';
 
@@ -41,6 +43,8 @@ export interface WorkflowsFeatureOptions {
   notify?: WorkflowNotify;
   /** Notify through the host's operator notices (its channels hear them), unless `notify` is given. */
   operatorNotices?: boolean;
+  /** Offer steps that wait through the host's one list of approvals (needs the approvals feature). */
+  approvals?: boolean;
   /** The folder of workflow files, instead of mesh.yaml's `workflows:` (tests). */
   dir?: string;
   /** How long a step waits for a stopped agent when it has no timeout (default 5 minutes). */
@@ -110,6 +114,7 @@ export function workflowsFeature(options: WorkflowsFeatureOptions = {}): HostFea
       const item = usage.trace_id ? lanes.byTrace?.(usage.trace_id, usage.agent) : undefined;
       if (item?.source === 'workflow' && item.sourceRef) repo.addCost(item.sourceRef, usage.cost_usd);
     });
+    if (options.approvals) context.need(APPROVALS).addSource(workflowApprovalSource(engine, repo));
     context.provide(WORKFLOWS, { engine, catalog, repository: repo });
     return {
       routes: (app) =>
@@ -141,6 +146,7 @@ export function workflowsFeature(options: WorkflowsFeatureOptions = {}): HostFea
       ...(options.lanes ? [] : [LANES]),
       ...(options.meshBlackboard ? [BLACKBOARD] : []),
       ...(options.meshEvents ? [PUBSUB] : []),
+      ...(options.approvals ? [APPROVALS] : []),
     ],
     provides: [WORKFLOWS],
     build,

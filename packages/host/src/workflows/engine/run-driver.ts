@@ -1,4 +1,4 @@
-import { isOpenLegionError, OpenLegionError } from '@openlegion/protocol';
+import { isOpenLegionError, OpenLegionError, workflowStepApprovalId } from '@openlegion/protocol';
 import { ExpressionError, evaluateExpression, isTruthy } from '../expression/index.js';
 import type { StepRecord } from '../store/workflow-records.js';
 import type { EngineDeps, RunTimers } from './engine-deps.js';
@@ -128,8 +128,15 @@ export class RunDriver {
     const { run } = state;
     try {
       await this.#deps.notify({
-        text: `workflow ${run.workflow}, run ${run.id}: step ${stepId} waits for approval (openlegion workflow approve ${run.id} ${stepId})`,
-        approval: { run: run.id, workflow: run.workflow, step: stepId, waiting_since: since },
+        text: `workflow ${run.workflow}, run ${run.id}: step ${stepId} waits for approval (openlegion approve ${workflowStepApprovalId(run.id, stepId)})`,
+        approval: {
+          kind: 'workflow_step',
+          id: workflowStepApprovalId(run.id, stepId),
+          run: run.id,
+          workflow: run.workflow,
+          step: stepId,
+          waiting_since: since,
+        },
       });
     } catch (error) {
       this.#deps.logger.error({ err: error, run: run.id }, 'notifying an approval failed');

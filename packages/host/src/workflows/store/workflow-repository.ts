@@ -1,5 +1,9 @@
 import { type Database, transaction } from '@openlegion/infra/sqlite';
-import type { PendingApproval, WorkflowDefinition } from '@openlegion/protocol';
+import {
+  type WorkflowDefinition,
+  type WorkflowStepApproval,
+  workflowStepApprovalId,
+} from '@openlegion/protocol';
 import type { RunRecord, StepRecord } from './workflow-records.js';
 
 interface RunRow {
@@ -232,15 +236,16 @@ export class WorkflowRepository {
   }
 
   /** Steps of running runs that wait for the operator, the longest waiting first. */
-  pendingApprovals(): PendingApproval[] {
+  pendingApprovals(): WorkflowStepApproval[] {
     return this.#db
-      .prepare<[], PendingApproval>(
+      .prepare<[], Omit<WorkflowStepApproval, 'kind' | 'id'>>(
         `SELECT s.run_id AS run, r.workflow, s.step_id AS step, COALESCE(s.started_at, r.created_at) AS waiting_since
            FROM workflow_steps s JOIN workflow_runs r ON r.id = s.run_id
           WHERE s.state = 'waiting_approval' AND r.state = 'running'
           ORDER BY waiting_since, s.rowid`,
       )
-      .all();
+      .all()
+      .map((row) => ({ kind: 'workflow_step', id: workflowStepApprovalId(row.run, row.step), ...row }));
   }
 
   /** A run's rows: steps in no particular order, elements after their step. */

@@ -1,5 +1,6 @@
 import {
   type ApprovalDecision,
+  approvalFromWords,
   isOpenLegionError,
   type OperatorNotice,
   type PendingApproval,
@@ -10,14 +11,15 @@ import { say, type TelegramContext } from './telegram-context.js';
 import type { PairedUser } from './telegram-users.js';
 import type { CommandSpec } from './user-commands.js';
 
-/** Button data of an approval: `wf:approve:RUN:STEP` or `wf:reject:RUN:STEP`. */
-export const APPROVAL_BUTTON_PREFIX = 'wf:';
+/** Button data of an approval: `ap:approve:ID` or `ap:reject:ID`. */
+export const APPROVAL_BUTTON_PREFIX = 'ap:';
+/** Buttons sent before approvals had ids: `wf:approve:RUN:STEP`; still understood. */
+export const WORKFLOW_BUTTON_PREFIX = 'wf:';
 /** Telegram refuses callback data longer than this (bytes); longer ids get no buttons, only the commands. */
 const MAX_CALLBACK_BYTES = 64;
 
-function approvalKeyboard({ run, step }: PendingApproval): InlineKeyboard | undefined {
-  const data = (decision: ApprovalDecision['decision']) =>
-    `${APPROVAL_BUTTON_PREFIX}${decision}:${run}:${step}`;
+function approvalKeyboard({ id }: PendingApproval): InlineKeyboard | undefined {
+  const data = (decision: ApprovalDecision['decision']) => `${APPROVAL_BUTTON_PREFIX}${decision}:${id}`;
   if (Buffer.byteLength(data('approve')) > MAX_CALLBACK_BYTES) return undefined;
   return {
     inline_keyboard: [
@@ -29,8 +31,12 @@ function approvalKeyboard({ run, step }: PendingApproval): InlineKeyboard | unde
   };
 }
 
-function approvalText({ run, workflow, step }: PendingApproval): string {
-  return `Workflow *${escapeMarkdown(workflow)}*, run \`${run}\`: step *${escapeMarkdown(step)}* waits for your approval \\(/approve ${escapeMarkdown(run)} ${escapeMarkdown(step)}\\)\\.`;
+function approvalText(approval: PendingApproval): string {
+  const commands = `\\(/approve ${escapeMarkdown(approval.id)}\\)`;
+  if (approval.kind === 'workflow_step')
+    return `Workflow *${escapeMarkdown(approval.workflow)}*, run \`${approval.run}\`: step *${escapeMarkdown(approval.step)}* waits for your approval ${commands}\\.`;
+  // The tool and its arguments come from the agent (bounded and cleaned by the host): escaped.
+  return `Agent *${escapeMarkdown(approval.agent)}* wants to run *${escapeMarkdown(approval.tool)}* ${escapeMarkdown(approval.arguments_preview)} ${commands}\\.`;
 }
 
 async function offer(context: TelegramContext, chatId: number, approval: PendingApproval): Promise<void> {
@@ -51,9 +57,16 @@ export async function tellOwner(context: TelegramContext, notice: OperatorNotice
 
 /** Approve or reject; the answer names what happened or why it could not. */
 async function decide(context: TelegramContext, decision: ApprovalDecision): Promise<string> {
+  const approval = context.mesh.pendingApprovals().find(({ id }) => id === decision.id);
   try {
     await context.mesh.decideApproval(decision);
-    return `${decision.decision === 'approve' ? 'Approved' : 'Rejected'}: ${decision.step} of ${decision.run}.`;
+    const what =
+      approval?.kind === 'workflow_step'
+        ? `${approval.step} of ${approval.run}`
+        : approval?.kind === 'tool_call'
+          ? `${approval.agent}'s call of ${approval.tool}`
+          : decision.id;
+    return `${decision.decision === 'approve' ? 'Approved' : 'Rejected'}: ${what}.`;
   } catch (error) {
     if (!isOpenLegionError(error)) throw error;
     return `Not done: ${error.message}`;
@@ -62,22 +75,25 @@ async function decide(context: TelegramContext, decision: ApprovalDecision): Pro
 
 function decisionCommand(decision: ApprovalDecision['decision']): CommandSpec {
   return {
-    summary: `${decision} a workflow step that waits: /${decision} RUN STEP [${decision === 'approve' ? 'note' : 'why'}]`,
+    summary: `${decision} what waits (a tool call, a workflow step): /${decision} ID [${decision === 'approve' ? 'note' : 'why'}]`,
     ownerOnly: true,
     async run({ context, chatId, args }) {
-      const [run, step, ...words] = args.split(/\s+/).filter(Boolean);
-      if (!run || !step) return say(context, chatId, `Usage: /${decision} RUN STEP`);
-      const note = words.join(' ');
-      const answer = await decide(context, { run, step, decision, ...(note ? { note } : {}) });
+      const parsed = approvalFromWords(args.split(/\s+/).filter(Boolean));
+      if (!parsed) return say(context, chatId, `Usage: /${decision} ID`);
+      const answer = await decide(context, {
+        id: parsed.id,
+        decision,
+        ...(parsed.note ? { note: parsed.note } : {}),
+      });
       await say(context, chatId, escapeMarkdown(answer));
     },
   };
 }
 
-/** `/approvals`, `/approve`, `/reject`: workflow steps that wait for the owner. */
+/** `/approvals`, `/approve`, `/reject`: what waits for the owner. */
 export const APPROVAL_COMMANDS: Record<string, CommandSpec> = {
   approvals: {
-    summary: 'workflow steps that wait for your approval',
+    summary: 'what waits for your approval (tool calls, workflow steps)',
     ownerOnly: true,
     async run({ context, chatId }) {
       const pending = context.mesh.pendingApprovals();
@@ -89,6 +105,11 @@ export const APPROVAL_COMMANDS: Record<string, CommandSpec> = {
   reject: decisionCommand('reject'),
 };
 
+/** Whether callback data is an approval button's (today's, or one sent before ids). */
+export function isApprovalButton(data: string): boolean {
+  return data.startsWith(APPROVAL_BUTTON_PREFIX) || data.startsWith(WORKFLOW_BUTTON_PREFIX);
+}
+
 /** A press of an Approve or Reject button: the owner's only. Returns the short answer to show. */
 export async function pressApprovalButton(
   context: TelegramContext,
@@ -96,8 +117,11 @@ export async function pressApprovalButton(
   data: string,
 ): Promise<string> {
   if (user.role !== 'owner') return 'Only the owner can approve.';
-  const [decision, run, ...step] = data.slice(APPROVAL_BUTTON_PREFIX.length).split(':');
-  if ((decision !== 'approve' && decision !== 'reject') || !run || step.length === 0)
+  const legacy = data.startsWith(WORKFLOW_BUTTON_PREFIX);
+  const [decision, ...rest] = data.slice(APPROVAL_BUTTON_PREFIX.length).split(':');
+  // A legacy button holds RUN:STEP, which is that step's id.
+  const id = rest.join(':');
+  if ((decision !== 'approve' && decision !== 'reject') || !id || (legacy && rest.length < 2))
     return 'That button is not understood.';
-  return decide(context, { run, step: step.join(':'), decision });
+  return decide(context, { id, decision });
 }
