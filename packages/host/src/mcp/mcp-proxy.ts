@@ -182,6 +182,7 @@ async function quote(body: Readable, authorization: string | undefined): Promise
   if (secret) text = text.replaceAll(secret, '[credential]');
   text = text
     .replace(/[^\x20-\x7e]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
     .trim()
     .slice(0, QUOTED_FAILURE_CHARS);
   return text === '' ? '' : `: ${text}`;

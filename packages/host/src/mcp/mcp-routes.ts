@@ -198,13 +198,21 @@ async function openLegacyStream(
     session = deps.sessions.open(agent, server.name, endpoint);
     return `/mesh/mcp/${server.name}/messages?session=${session.id}`;
   });
-  answer.body.on('error', (error) => rewriter.destroy(error));
-  rewriter.on('error', (error) => {
+  let closing = false;
+  // The server's stream breaking off ends the agent's; the host dropping it on purpose does not.
+  answer.body.on('error', (error) => {
+    if (!closing) rewriter.destroy(error);
+  });
+  const ended = (error: Error) => {
+    closing = true;
     discard(answer.body);
     deps.logger.warn({ agent, server: server.name, err: error.message }, 'mcp sse stream ended');
-  });
+  };
+  rewriter.on('error', ended);
+  rewriter.on('violation', ended);
   answer.body.pipe(rewriter);
   reply.raw.once('close', () => {
+    closing = true;
     session?.close();
     discard(answer.body);
     rewriter.destroy();
@@ -228,6 +236,7 @@ async function openLegacyStream(
       }),
     ]);
   } catch (error) {
+    closing = true;
     rewriter.destroy();
     discard(answer.body);
     throw error;

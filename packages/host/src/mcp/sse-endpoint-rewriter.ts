@@ -17,8 +17,9 @@ const LINE_END = /\r\n|\n|\r/;
  * `endpoint`, whose data is the URL the client POSTs its messages to. This stream hands each whole
  * event on unchanged but that one: `rewrite` turns the server's URL into the host's own path (or
  * throws to refuse it), so the agent POSTs back through the host. The stream fails when the first
- * event is not an endpoint, when a second endpoint comes (a server may not move the agent), or when
- * an event passes {@link MAX_SSE_EVENT_BYTES}. `endpoint` resolves with the rewritten path.
+ * event is not an endpoint or an event passes {@link MAX_SSE_EVENT_BYTES} before it; after it,
+ * such a violation (or a second endpoint: a server may not move the agent) ends the stream and is
+ * emitted as `violation`. `endpoint` resolves with the rewritten path.
  */
 export class SseEndpointRewriter extends Transform {
   readonly endpoint: Promise<string>;
@@ -28,6 +29,8 @@ export class SseEndpointRewriter extends Transform {
   readonly #decoder = new StringDecoder('utf8');
   #pending = '';
   #seen = false;
+  /** Ended after a violation: what the server sends after it is dropped. */
+  #ended = false;
   #settle!: { resolve(path: string): void; reject(error: Error): void };
 
   constructor(server: string, rewrite: (data: string) => string) {
@@ -46,22 +49,37 @@ export class SseEndpointRewriter extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (this.#ended) {
+      done();
+      return;
+    }
     this.#pending += this.#decoder.write(chunk);
     let out = '';
-    for (let match = EVENT_END.exec(this.#pending); match; match = EVENT_END.exec(this.#pending)) {
-      const end = match.index + match[0].length;
-      const event = this.#pending.slice(0, end);
-      this.#pending = this.#pending.slice(end);
-      try {
+    try {
+      for (let match = EVENT_END.exec(this.#pending); match; match = EVENT_END.exec(this.#pending)) {
+        const end = match.index + match[0].length;
+        const event = this.#pending.slice(0, end);
+        this.#pending = this.#pending.slice(end);
         out += this.#pass(event, match[0]);
-      } catch (error) {
+      }
+      if (Buffer.byteLength(this.#pending) > MAX_SSE_EVENT_BYTES)
+        throw this.#refusal(`sent an event longer than ${MAX_SSE_EVENT_BYTES} bytes`);
+    } catch (error) {
+      // Before the endpoint the stream fails (the agent gets the host's error instead); after it the
+      // agent keeps what came before and the stream ends, as when a server closes it.
+      if (!this.#seen) {
         done(error as Error);
         return;
       }
+      this.#ended = true;
+      this.#pending = '';
+      if (out !== '') this.push(out);
+      this.push(null);
+      this.emit('violation', error);
+      done();
+      return;
     }
-    if (Buffer.byteLength(this.#pending) > MAX_SSE_EVENT_BYTES)
-      done(this.#refusal(`sent an event longer than ${MAX_SSE_EVENT_BYTES} bytes`));
-    else done(null, out === '' ? undefined : out);
+    done(null, out === '' ? undefined : out);
   }
 
   /** One whole event, as the agent gets it. */
@@ -76,12 +94,12 @@ export class SseEndpointRewriter extends Transform {
       );
     if (!isEndpoint) return event;
     if (this.#seen) throw this.#refusal('sent a second endpoint event; a server may name its endpoint once');
-    this.#seen = true;
     const data = fields
       .filter((line) => line.startsWith('data:'))
       .map(fieldValue)
       .join('\n');
     const path = this.#rewrite(data);
+    this.#seen = true;
     this.#settle.resolve(path);
     return `event: endpoint\ndata: ${path}\n\n`;
   }
