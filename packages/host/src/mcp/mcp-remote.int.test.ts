@@ -129,7 +129,7 @@ describe('remote MCP servers through the host (server-everything from npm)', () 
   it('fetches a new OAuth token when the cached one nears its expiry', async () => {
     const before = oauth.issued.length;
     // Tokens last an hour; the host renews 30 s early.
-    host.clock.advance(3_600_000 - 29_000);
+    await host.clock.advance(3_600_000 - 29_000);
     const client = await connect('sse');
     await client.listTools();
     expect(oauth.issued.length).toBe(before + 1);
