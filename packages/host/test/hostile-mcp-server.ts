@@ -23,7 +23,8 @@ const FLOOD_CHUNK = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', me
  * Paths: `/401`, `/403` (refuses any credential, echoing it in the body), `/503`, `/hang` (never
  * answers), `/redirect` (302 to another origin), `/sse-foreign` (an endpoint event on another
  * origin), `/sse-late` (a message before the endpoint), `/sse-twice` (two endpoint events),
- * `/flood` (an endless event stream, paced by its reader), `/echo-json` (200 JSON with a
+ * `/flood` (an endless event stream, paced by its reader), `/reflect` (the credential echoed back,
+ * raw and in base64, split across writes), `/echo-json` (200 JSON with a
  * `www-authenticate` header the host must not pass on).
  */
 export async function startHostileMcpServer(): Promise<HostileMcpServer> {
@@ -69,6 +70,13 @@ export async function startHostileMcpServer(): Promise<HostileMcpServer> {
           }
         };
         return pump();
+      }
+      case '/reflect': {
+        const token = (headers.authorization ?? '').replace(/^Bearer /, '');
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`event: message\ndata: {"raw":"${token.slice(0, 5)}`);
+        res.write(`${token.slice(5)}"}\n\n`);
+        return res.end(`event: message\ndata: {"b64":"${Buffer.from(token).toString('base64')}"}\n\n`);
       }
       case '/echo-json':
         res.writeHead(200, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="x"' });

@@ -38,6 +38,7 @@ describe('remote MCP servers that misbehave, and agents that ask wrongly', () =>
       hanging: { ...at('/hang'), timeout_ms: 200 },
       moved: at('/redirect'),
       echo: at('/echo-json'),
+      reflect: at('/reflect'),
       noauth: { url: `${hostile.origin}/401` },
       unreachable: { url: `${closedPort}/mcp` },
       metadata: { url: 'http://169.254.169.254/mcp' },
@@ -200,6 +201,14 @@ describe('remote MCP servers that misbehave, and agents that ask wrongly', () =>
     expect(seen?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(seen?.headers['mcp-protocol-version']).toBe('2025-06-18');
     expect(seen?.headers['x-other']).toBeUndefined();
+  });
+
+  it('scrubs the credential from what a server echoes back, in its encodings', async () => {
+    const response = await post('reflect');
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe(
+      'event: message\ndata: {"raw":"[$CRED{TOKEN}]"}\n\nevent: message\ndata: {"b64":"[$CRED{TOKEN}]"}\n\n',
+    );
   });
 
   it('refuses a message larger than the cap before reading it', async () => {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { HostFeature } from '../features/index.js';
 import { TRACE_LOG } from '../traces/index.js';
 import { LegacySessions } from './legacy-sessions.js';
@@ -32,6 +33,8 @@ export function mcpFeature(options: { upstream?: McpUpstream } = {}): HostFeatur
           }),
       );
       const logger = context.logger.child({ component: 'mcp' });
+      // Each open request listens for the host's stop: at most agents × MCP_REQUESTS_PER_AGENT.
+      setMaxListeners(0, context.signal);
       const deps = {
         context,
         servers,

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import {
   type DeepReadonly,
   isRemoteMcpServer,
@@ -8,8 +8,16 @@ import {
 } from '@openlegion/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
+import { SecretScrubber } from '../credentials/index.js';
 import type { McpCredential } from './mcp-credential.js';
 import { discard } from './mcp-upstream.js';
+import { ScrubStream } from './scrub-stream.js';
+
+/** A server's answer, status and headers read, with the credential it was sent with. */
+export interface McpAnswer {
+  response: Dispatcher.ResponseData;
+  authorization: string | undefined;
+}
 
 /** A remote server of mesh.yaml, ready to forward to. */
 export interface RemoteServer {
@@ -110,7 +118,7 @@ export function upstreamHeaders(
 export async function sendWithCredential(
   server: RemoteServer,
   forward: (authorization: string | undefined) => Promise<Dispatcher.ResponseData>,
-): Promise<Dispatcher.ResponseData> {
+): Promise<McpAnswer> {
   const { credential } = server;
   let authorization = await credential.authorization();
   let answer = await forward(authorization);
@@ -121,7 +129,8 @@ export async function sendWithCredential(
     answer = await forward(authorization);
   }
   const status = answer.statusCode;
-  if (status < 300 || (status >= 400 && status < 500 && status !== 401 && status !== 403)) return answer;
+  if (status < 300 || (status >= 400 && status < 500 && status !== 401 && status !== 403))
+    return { response: answer, authorization };
   const quoted = await quote(answer.body, authorization);
   const details = { server: server.name, status };
   if (status < 400)
@@ -149,20 +158,46 @@ export async function sendWithCredential(
   );
 }
 
-/** The server's answer to the agent: status, MCP headers, and the body streamed as it comes. */
+/**
+ * The server's answer to the agent: status, MCP headers, and `body` (the answer's, or what a
+ * rewriter made of it) streamed as it comes, the server's credential scrubbed out on the way.
+ */
 export function sendAnswer(
   reply: FastifyReply,
-  answer: Dispatcher.ResponseData,
+  server: RemoteServer,
+  answer: McpAnswer,
   body: Readable,
 ): FastifyReply {
-  reply.code(answer.statusCode);
+  const { response } = answer;
+  reply.code(response.statusCode);
   for (const name of PASSED_RESPONSE_HEADERS) {
-    const value = answer.headers[name];
+    const value = response.headers[name];
     if (typeof value === 'string') reply.header(name, value);
   }
-  if (String(answer.headers['content-type'] ?? '').startsWith('text/event-stream'))
+  if (String(response.headers['content-type'] ?? '').startsWith('text/event-stream'))
     reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
-  return reply.send(body);
+  const scrubber = scrubberFor(server, answer.authorization);
+  if (!scrubber) return reply.send(body);
+  const scrubbed = new ScrubStream(scrubber, server.name);
+  // Either side failing ends both; the agent's connection then ends as the server's did.
+  pipeline(body, scrubbed, () => {});
+  return reply.send(scrubbed);
+}
+
+const scrubbers = new WeakMap<RemoteServer, { authorization: string; scrubber: SecretScrubber }>();
+
+/** The scrubber of the credential `authorization` carries (kept while the token stays the same). */
+function scrubberFor(server: RemoteServer, authorization: string | undefined): SecretScrubber | undefined {
+  const secret = authorization?.replace(/^Bearer /, '');
+  if (!authorization || !secret) return undefined;
+  const kept = scrubbers.get(server);
+  if (kept?.authorization === authorization) return kept.scrubber;
+  const name = server.credential.secretNames[0] ?? server.name;
+  const scrubber = new SecretScrubber(
+    new Map([[server.credential.refreshable ? `${name}_ACCESS_TOKEN` : name, secret]]),
+  );
+  scrubbers.set(server, { authorization, scrubber });
+  return scrubber;
 }
 
 /** `: <the start of body>` in printable text, without the credential; '' for an empty body. */

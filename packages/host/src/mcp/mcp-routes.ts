@@ -1,10 +1,9 @@
-import { setMaxListeners } from 'node:events';
 import { OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { requireAgent } from '../auth/index.js';
 import type { FeatureContext } from '../features/index.js';
-import { AgentSlots, abortOnClientClose } from '../server/index.js';
+import { AgentSlots } from '../server/index.js';
 import type { TraceLog } from '../traces/index.js';
 import type { LegacySessions } from './legacy-sessions.js';
 import {
@@ -95,7 +94,8 @@ function bodyOf(request: FastifyRequest): Buffer | undefined {
 
 /**
  * Take one of the agent's MCP slots until the answer ends, and give the signal that ends the
- * upstream request: the agent leaving, the host stopping, or (`deadlineMs`) the call's time.
+ * upstream request: the agent leaving, the host stopping, or (`deadlineMs`) the call's time. One
+ * controller and one timer per request, all let go when the answer ends: this is every call's path.
  */
 function hold(
   deps: McpRouteDeps,
@@ -105,13 +105,26 @@ function hold(
   deadlineMs: number | undefined,
 ): AbortSignal {
   const release = slots.acquire(agent);
-  reply.raw.once('close', release);
-  if (reply.raw.destroyed) release();
-  const signals = [abortOnClientClose(reply), deps.context.signal];
-  // One listener per open request on the host's stop signal: at most agents × the slots.
-  setMaxListeners(0, deps.context.signal);
-  if (deadlineMs !== undefined) signals.push(AbortSignal.timeout(deadlineMs));
-  return AbortSignal.any(signals);
+  const controller = new AbortController();
+  const stopping = deps.context.signal;
+  const hostStopped = () => controller.abort(stopping.reason);
+  const timer =
+    deadlineMs === undefined
+      ? undefined
+      : setTimeout(
+          () => controller.abort(new DOMException('the call took too long', 'TimeoutError')),
+          deadlineMs,
+        );
+  stopping.addEventListener('abort', hostStopped, { once: true });
+  const done = () => {
+    release();
+    clearTimeout(timer);
+    stopping.removeEventListener('abort', hostStopped);
+    if (!reply.raw.writableFinished) controller.abort(new Error('the agent closed the connection'));
+  };
+  reply.raw.once('close', done);
+  if (reply.raw.destroyed) done();
+  return controller.signal;
 }
 
 /** A hop of the caller's trace (when it sent one) for each call, written when the answer ends. */
@@ -160,7 +173,7 @@ async function forwardStreamable(
       signal,
     }),
   );
-  return sendAnswer(reply, answer, answer.body);
+  return sendAnswer(reply, server, answer, answer.response.body);
 }
 
 async function openLegacyStream(
@@ -183,13 +196,13 @@ async function openLegacyStream(
       signal,
     }),
   );
-  const type = String(answer.headers['content-type'] ?? '');
-  if (answer.statusCode !== 200 || !type.startsWith('text/event-stream')) {
-    discard(answer.body);
+  const type = String(answer.response.headers['content-type'] ?? '');
+  if (answer.response.statusCode !== 200 || !type.startsWith('text/event-stream')) {
+    discard(answer.response.body);
     throw new OpenLegionError(
       'MCP_UPSTREAM_FAILED',
-      `MCP server "${server.name}" answered its SSE URL with HTTP ${answer.statusCode} ${type.slice(0, 60) || '(no content type)'}, not an event stream: check mcp.servers.${server.name}.url and .transport in mesh.yaml`,
-      { details: { server: server.name, status: answer.statusCode } },
+      `MCP server "${server.name}" answered its SSE URL with HTTP ${answer.response.statusCode} ${type.slice(0, 60) || '(no content type)'}, not an event stream: check mcp.servers.${server.name}.url and .transport in mesh.yaml`,
+      { details: { server: server.name, status: answer.response.statusCode } },
     );
   }
   let session: { id: string; close(): void } | undefined;
@@ -200,21 +213,21 @@ async function openLegacyStream(
   });
   let closing = false;
   // The server's stream breaking off ends the agent's; the host dropping it on purpose does not.
-  answer.body.on('error', (error) => {
+  answer.response.body.on('error', (error) => {
     if (!closing) rewriter.destroy(error);
   });
   const ended = (error: Error) => {
     closing = true;
-    discard(answer.body);
+    discard(answer.response.body);
     deps.logger.warn({ agent, server: server.name, err: error.message }, 'mcp sse stream ended');
   };
   rewriter.on('error', ended);
   rewriter.on('violation', ended);
-  answer.body.pipe(rewriter);
+  answer.response.body.pipe(rewriter);
   reply.raw.once('close', () => {
     closing = true;
     session?.close();
-    discard(answer.body);
+    discard(answer.response.body);
     rewriter.destroy();
   });
   let waited: NodeJS.Timeout | undefined;
@@ -238,12 +251,12 @@ async function openLegacyStream(
   } catch (error) {
     closing = true;
     rewriter.destroy();
-    discard(answer.body);
+    discard(answer.response.body);
     throw error;
   } finally {
     clearTimeout(waited);
   }
-  return sendAnswer(reply, answer, rewriter);
+  return sendAnswer(reply, server, answer, rewriter);
 }
 
 /**
@@ -295,5 +308,5 @@ async function forwardLegacyMessage(
       signal,
     }),
   );
-  return sendAnswer(reply, answer, answer.body);
+  return sendAnswer(reply, server, answer, answer.response.body);
 }

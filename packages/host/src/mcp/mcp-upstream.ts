@@ -49,11 +49,19 @@ export function createMcpUpstream(): McpUpstream {
       const undici = loaded.default?.Agent ? loaded.default : loaded;
       return new undici.Agent({ connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup } });
     }));
+  // Hosts come from mesh.yaml and the same origin's endpoints: a few, judged once each.
+  const judged = new Map<string, string | undefined>();
+  const literalRefusal = (hostname: string): string | undefined => {
+    if (judged.has(hostname)) return judged.get(hostname);
+    const literal = hostname.replace(/^\[(.*)\]$/, '$1');
+    const refused = /^[\d.]+$|:/.test(literal) ? mcpAddressRefusal(literal) : undefined;
+    if (judged.size < 1_000) judged.set(hostname, refused);
+    return refused;
+  };
   const request = async (call: McpUpstreamRequest): Promise<Dispatcher.ResponseData> => {
     const { url, server } = call;
     const label = call.label ?? `MCP server "${server}"`;
-    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const refused = /^[\d.]+$|:/.test(literal) ? mcpAddressRefusal(literal) : undefined;
+    const refused = literalRefusal(url.hostname);
     if (refused)
       throw new OpenLegionError('MCP_UPSTREAM_FAILED', `${label} at ${url.host}: ${refused}`, {
         details: { server },
