@@ -170,7 +170,8 @@ export const ERROR_CODES = {
   MCP_CREDENTIAL_MISSING: {
     retryable: false,
     status: 503,
-    summary: "the vault has no entry for the remote MCP server's auth (bearer or OAuth client_secret); the message says how to set it",
+    summary:
+      "the vault has no entry for the remote MCP server's auth (bearer or OAuth client_secret); the message says how to set it",
   },
   MCP_UPSTREAM_AUTH: {
     retryable: false,
