@@ -135,7 +135,7 @@ async function startHost(serverUrl) {
   const dir = mkdtempSync(path.join(tmpdir(), 'ol-bench-mcp-'));
   const config = meshConfigSchema.parse({
     llm: { providers: { openai: {} } },
-    mcp: { servers: { everything: { url: serverUrl, auth: { bearer: 'vault:MCP_TOKEN' } } } },
+    mcp: { servers: { everything: { url: serverUrl, ...(process.env.BENCH_NO_AUTH ? {} : { auth: { bearer: 'vault:MCP_TOKEN' } }) } } },
     agents: { a: { permissions: { mcp: ['everything'] } } },
   });
   const db = openDatabase(path.join(dir, 'mesh.db'));

@@ -127,6 +127,12 @@ function hold(
   return controller.signal;
 }
 
+/** What to do when an answer breaks off after its headers went out: the agent sees it end; log it. */
+function answerFailed(deps: McpRouteDeps, agent: string, server: RemoteServer): (error: Error) => void {
+  return (error) =>
+    deps.logger.warn({ agent, server: server.name, err: error.message }, 'mcp answer ended early');
+}
+
 /** A hop of the caller's trace (when it sent one) for each call, written when the answer ends. */
 function traceCall(deps: McpRouteDeps, request: FastifyRequest, reply: FastifyReply, server: string): void {
   const trace = request.headers[TRACE_HEADER];
@@ -173,7 +179,7 @@ async function forwardStreamable(
       signal,
     }),
   );
-  return sendAnswer(reply, server, answer, answer.response.body);
+  return sendAnswer(reply, server, answer, answer.response.body, answerFailed(deps, agent, server));
 }
 
 async function openLegacyStream(
@@ -256,7 +262,7 @@ async function openLegacyStream(
   } finally {
     clearTimeout(waited);
   }
-  return sendAnswer(reply, server, answer, rewriter);
+  return sendAnswer(reply, server, answer, rewriter, answerFailed(deps, agent, server));
 }
 
 /**
@@ -308,5 +314,5 @@ async function forwardLegacyMessage(
       signal,
     }),
   );
-  return sendAnswer(reply, server, answer, answer.response.body);
+  return sendAnswer(reply, server, answer, answer.response.body, answerFailed(deps, agent, server));
 }
