@@ -12,6 +12,7 @@ describe('remote MCP streams an agent does not read', () => {
   let host: FeatureTestHost;
   let port: number;
   const sockets: Socket[] = [];
+  let stopped = false;
 
   beforeAll(async () => {
     hostile = await startHostileMcpServer();
@@ -26,7 +27,8 @@ describe('remote MCP streams an agent does not read', () => {
   });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
-    await host?.stop();
+    // The last test stops the host; a second stop is not asked of it.
+    if (!stopped) await host?.stop();
     await hostile?.close();
   });
 
@@ -87,5 +89,16 @@ describe('remote MCP streams an agent does not read', () => {
       if (!head.startsWith('HTTP/1.1 200')) client.destroy();
     }
     expect(status).toMatch(/^HTTP\/1.1 200/);
+  });
+
+  it('ends the streams it holds when the host stops', async () => {
+    const stream = await pausedStream();
+    const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    stream.resume();
+    const started = Date.now();
+    stopped = true;
+    await host.stop();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
