@@ -165,7 +165,7 @@ export const ERROR_CODES = {
     retryable: false,
     status: 404,
     summary:
-      'no open legacy SSE session of that id for this agent and server (its event stream ended); reconnect to /mesh/mcp/NAME/sse',
+      'no session of that id for this agent and server: a legacy SSE stream that ended (reconnect to /mesh/mcp/NAME/sse), or an Mcp-Session-Id the server did not give this agent through the host (initialize anew)',
   },
   MCP_CREDENTIAL_MISSING: {
     retryable: false,

@@ -6,6 +6,7 @@ import { McpCredential } from './mcp-credential.js';
 import { remoteServersOf } from './mcp-proxy.js';
 import { registerMcpRoutes } from './mcp-routes.js';
 import { createMcpUpstream, type McpUpstream } from './mcp-upstream.js';
+import { SessionOwners } from './session-owners.js';
 
 /**
  * Remote MCP servers through the host (docs/tools.md, "Remote MCP servers"): an agent granted a
@@ -40,6 +41,7 @@ export function mcpFeature(options: { upstream?: McpUpstream } = {}): HostFeatur
         servers,
         upstream,
         sessions: new LegacySessions(),
+        owners: new SessionOwners(),
         traces: context.need(TRACE_LOG),
         logger,
       };

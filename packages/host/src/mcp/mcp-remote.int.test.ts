@@ -51,7 +51,10 @@ describe('remote MCP servers through the host (server-everything from npm)', () 
         },
       },
       llm: { providers: { openai: { api_key: 'env:OPENAI_API_KEY' } } },
-      agents: { a: { permissions: { mcp: ['everything', 'legacy'] } } },
+      agents: {
+        a: { permissions: { mcp: ['everything', 'legacy'] } },
+        b: { permissions: { mcp: ['everything'] } },
+      },
     };
     host = await startFeatureTestHost([tracesFeature(), mcpFeature()], config, {
       secrets: environmentSecrets({ EVERYTHING_TOKEN: BEARER, LEGACY_SECRET: CLIENT_SECRET }),
@@ -145,5 +148,33 @@ describe('remote MCP servers through the host (server-everything from npm)', () 
       agent: 'a',
       detail: { method: 'tools/call', tool: 'echo', status: 200 },
     });
+  });
+
+  it("refuses an agent another agent's session: ids are bound to the agent the server gave them", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${meshUrl}/mesh/mcp/everything`), {
+      requestInit: { headers: agentHeaders() },
+    });
+    const client = new Client({ name: 'openlegion-test', version: '1.0.0' });
+    await client.connect(transport);
+    const session = transport.sessionId ?? '';
+    expect(session).not.toBe('');
+    const stolen = await fetch(`${meshUrl}/mesh/mcp/everything`, {
+      method: 'POST',
+      headers: {
+        ...host.agentAuth('b'),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
+    expect(stolen.status).toBe(404);
+    expect(((await stolen.json()) as { error: unknown }).error).toMatchObject({
+      code: 'MCP_SESSION_UNKNOWN',
+      message: `MCP server "everything" gave agent "b" no session "${session.slice(0, 40)}" through this host; start a new one (initialize without Mcp-Session-Id)`,
+    });
+    // The owner goes on in its session.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
   });
 });

@@ -15,6 +15,7 @@ import {
 } from './mcp-proxy.js';
 import { discard, type McpUpstream } from './mcp-upstream.js';
 import { rpcSummary } from './rpc-summary.js';
+import type { SessionOwners } from './session-owners.js';
 import { SseEndpointRewriter } from './sse-endpoint-rewriter.js';
 
 /**
@@ -31,6 +32,7 @@ export interface McpRouteDeps {
   servers: ReadonlyMap<string, RemoteServer>;
   upstream: McpUpstream;
   sessions: LegacySessions;
+  owners: SessionOwners;
   traces: TraceLog;
   logger: Logger;
 }
@@ -167,6 +169,8 @@ async function forwardStreamable(
   // A GET is the server's stream of notifications: open as long as the agent keeps it.
   const signal = hold(deps, slots, agent, reply, method === 'GET' ? undefined : timeoutMs);
   traceCall(deps, request, reply, server.name);
+  const session = request.headers['mcp-session-id'];
+  if (typeof session === 'string') deps.owners.require(server.name, agent, session);
   const body = bodyOf(request);
   const answer = await sendWithCredential(server, (authorization) =>
     deps.upstream.request({
@@ -179,6 +183,10 @@ async function forwardStreamable(
       signal,
     }),
   );
+  const given = answer.response.headers['mcp-session-id'];
+  if (typeof given === 'string' && answer.response.statusCode < 300)
+    deps.owners.claim(server.name, agent, given);
+  if (method === 'DELETE' && typeof session === 'string') deps.owners.forget(server.name, agent, session);
   return sendAnswer(reply, server, answer, answer.response.body, answerFailed(deps, agent, server));
 }
 
