@@ -6,7 +6,8 @@
 // place of the agent's, a trace hop, answers streamed back). Sequential `tools/call echo` calls,
 // interleaved across the two paths. Pass: the host adds at most 2 ms at p50 and 10 ms at p99.
 // `measureRemoteMcp()` is exported for `pnpm bench mcp` to include; `pnpm bench mcp-remote` runs it
-// alone. Needs `pnpm build` first.
+// alone. BENCH_NO_AUTH=1 runs the server without a credential (nothing to scrub). Needs `pnpm build`
+// first.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -135,7 +136,14 @@ async function startHost(serverUrl) {
   const dir = mkdtempSync(path.join(tmpdir(), 'ol-bench-mcp-'));
   const config = meshConfigSchema.parse({
     llm: { providers: { openai: {} } },
-    mcp: { servers: { everything: { url: serverUrl, ...(process.env.BENCH_NO_AUTH ? {} : { auth: { bearer: 'vault:MCP_TOKEN' } }) } } },
+    mcp: {
+      servers: {
+        everything: {
+          url: serverUrl,
+          ...(process.env.BENCH_NO_AUTH ? {} : { auth: { bearer: 'vault:MCP_TOKEN' } }),
+        },
+      },
+    },
     agents: { a: { permissions: { mcp: ['everything'] } } },
   });
   const db = openDatabase(path.join(dir, 'mesh.db'));
