@@ -60,7 +60,8 @@ export function pumpAnswer(
   onFailure: (error: Error) => void,
 ): void {
   const fail = (error: Error) => {
-    onFailure(error);
+    // The agent leaving drops the body too; that is no failure to report.
+    if (!response.destroyed) onFailure(error);
     body.destroy();
     response.destroy();
   };
