@@ -59,6 +59,7 @@ export {
   llmFeature,
   ProviderUnavailableError,
 } from './llm/index.js';
+export { MCP_BODY_MAX_BYTES, MCP_REQUESTS_PER_AGENT, mcpFeature } from './mcp/index.js';
 export { createMeshHost } from './mesh-host.js';
 export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 export { messagesFeature } from './messages/index.js';

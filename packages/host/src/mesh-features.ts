@@ -10,6 +10,7 @@ import { healthFeature } from './health/index.js';
 import { instructionsFeature } from './instructions/index.js';
 import { lanesFeature } from './lanes/index.js';
 import { llmFeature } from './llm/index.js';
+import { mcpFeature } from './mcp/index.js';
 import { memoryFeature } from './memory/index.js';
 import { messagesFeature } from './messages/index.js';
 import { operatorFeature } from './operator/index.js';
@@ -53,6 +54,7 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     egressFeature({ allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
     searchFeature(),
+    mcpFeature(),
     memoryFeature(),
     fleet,
     healthFeature(),

@@ -144,6 +144,52 @@ export const ERROR_CODES = {
     status: 429,
     summary: 'the agent has 4 web searches running already; wait for one to answer',
   },
+  MCP_SERVER_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary:
+      "no remote MCP server of that name under mesh.yaml's mcp.servers (or it is a stdio server, which the agent runs itself); the message lists the remote ones",
+  },
+  MCP_TRANSPORT_MISMATCH: {
+    retryable: false,
+    status: 400,
+    summary:
+      'the remote MCP server speaks the other transport (mcp.servers.NAME.transport); the message names the path to use',
+  },
+  MCP_BUSY: {
+    retryable: true,
+    status: 429,
+    summary: 'the agent has 8 requests or streams to remote MCP servers open already; wait for one to end',
+  },
+  MCP_SESSION_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary:
+      'no session of that id for this agent and server: a legacy SSE stream that ended (reconnect to /mesh/mcp/NAME/sse), or an Mcp-Session-Id the server did not give this agent through the host (initialize anew)',
+  },
+  MCP_CREDENTIAL_MISSING: {
+    retryable: false,
+    status: 503,
+    summary:
+      "the vault has no entry for the remote MCP server's auth (bearer or OAuth client_secret); the message says how to set it",
+  },
+  MCP_UPSTREAM_AUTH: {
+    retryable: false,
+    status: 502,
+    summary:
+      "the remote MCP server (or its OAuth token endpoint) refused the host's credential (401/403); the message names the server and the vault entry",
+  },
+  MCP_UPSTREAM_FAILED: {
+    retryable: true,
+    status: 502,
+    summary:
+      'the remote MCP server could not be reached, answered 5xx or a redirect, or sent a bad or foreign SSE endpoint; the message says which',
+  },
+  MCP_UPSTREAM_TIMEOUT: {
+    retryable: true,
+    status: 504,
+    summary: 'the remote MCP server did not answer within mcp.servers.NAME.timeout_ms',
+  },
   MESH_FORBIDDEN: {
     retryable: false,
     status: 403,

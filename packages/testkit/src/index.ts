@@ -22,6 +22,15 @@ export {
   startFakeLlm,
 } from './fake-llm/index.js';
 export {
+  type BearerFront,
+  type BearerFrontRequest,
+  type FakeOAuth,
+  type FakeOAuthOptions,
+  type FakeOAuthRequest,
+  startBearerFront,
+  startFakeOAuth,
+} from './fake-mcp/index.js';
+export {
   type FakeAgentSelf,
   type FakeMeshHost,
   type FakeMeshHostCall,

@@ -4,7 +4,7 @@ import type { FeatureContext } from '../features/index.js';
 
 /** What a kind of slot is, for the refusal an agent gets past its cap. */
 export interface SlotKind {
-  code: Extract<ErrorCode, 'MESH_STREAM_LIMIT' | 'LLM_CALL_LIMIT' | 'SEARCH_BUSY'>;
+  code: Extract<ErrorCode, 'MESH_STREAM_LIMIT' | 'LLM_CALL_LIMIT' | 'SEARCH_BUSY' | 'MCP_BUSY'>;
   /** The mesh.yaml field that sets the cap. */
   field: string;
   /** What is counted, plural: "streams open". */
