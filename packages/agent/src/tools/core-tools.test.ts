@@ -32,6 +32,7 @@ describe('createCoreTools and createMeshTools', () => {
       memory: [],
       mesh: ['blackboard_get', 'blackboard_put', 'blackboard_list', 'publish', 'message_agent'],
       browser: [],
+      mcp: [],
     });
   });
 
