@@ -9,6 +9,7 @@ import {
 } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { stripInvisible } from '../untrusted/untrusted-text.js';
 
 /** What the routes need of the MCP manager (kept to types, so the server's chunk stays small). */
 export interface McpOperator {
@@ -50,7 +51,10 @@ export function mcpRoutes(mcp: () => Promise<McpOperator> | undefined) {
       // Bounded by the server's timeout_ms, like the model's calls.
       const result = await (await operator()).call(body.server, body.tool, body.arguments);
       return {
-        text: result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n'),
+        // The server's words reach the operator's terminal: no control or bidi characters.
+        text: stripInvisible(
+          result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n'),
+        ),
         is_error: result.isError === true,
         images: result.content.filter((part) => part.type === 'image').length,
       };
