@@ -119,16 +119,24 @@ export class McpConnection {
     if (client === undefined) return textResult(this.unavailableMessage(), true);
     const note = this.crashNote;
     this.crashNote = undefined;
+    // The SDK leaves its abort listener on the signal it is given; a turn's signal serves many
+    // calls, so each call gets its own, tied to the turn's and let go after the call.
+    const call = new AbortController();
+    const abort = () => call.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', abort, { once: true });
     try {
+      options.signal?.throwIfAborted();
       const result = await client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal: call.signal,
         ...(options.onProgress ? { onprogress: progressReporter(options.onProgress) } : {}),
       });
       return mcpToolResult(result, note);
     } catch (error) {
       options.signal?.throwIfAborted();
       return textResult(this.callFailure(tool, error, timeoutMs), true);
+    } finally {
+      options.signal?.removeEventListener('abort', abort);
     }
   }
 

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ODD_SERVER, stdio, testManager } from '../../test/mcp-servers.js';
 import { callTool, makeTempDir, toolNamed } from '../../test/tool-harness.js';
@@ -121,5 +122,14 @@ describe('McpManager against servers that misbehave', () => {
       isError: false,
     });
     expect(m.servers()[0]).toMatchObject({ state: 'ready', restarts: 1 });
+  });
+
+  it("leaves no listener on the turn's signal after its calls", async () => {
+    const m = await started('ok');
+    const turn = new AbortController();
+    const add = toolNamed([...m.tools()], 'odd__add');
+    for (let i = 0; i < 20; i += 1)
+      await add.run({ a: i, b: 1 }, { workspace: temp.dir, signal: turn.signal });
+    expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0);
   });
 });
