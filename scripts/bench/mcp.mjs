@@ -10,7 +10,7 @@
 //
 // REMOTE (hook): remote through the host (`<MESH_URL>/mesh/mcp/NAME`) vs direct, same targets.
 // `remoteThroughHost` below is the place: it gets a started server-everything in Streamable HTTP
-// mode behind a bearer gate (test/e2e/fixtures/mcp-remote-everything.mjs) and should return
+// mode behind a bearer gate (packages/agent/test/fixtures/mcp/remote-everything.mjs) and should return
 // { direct, through_host } latency arrays once a host with the `/mesh/mcp` route can be started
 // here; until then it measures the agent path vs the bare client over HTTP direct to the server.
 // Needs `pnpm build` first.
@@ -131,7 +131,7 @@ async function remoteThroughHost(everything) {
   const token = 'bench-token';
   const gate = spawn(
     process.execPath,
-    [path.join(ROOT, 'test/e2e/fixtures/mcp-remote-everything.mjs'), everything, String(port), token],
+    [path.join(ROOT, 'packages/agent/test/fixtures/mcp/remote-everything.mjs'), everything, String(port), token],
     {
       stdio: ['ignore', 'pipe', 'ignore'],
     },

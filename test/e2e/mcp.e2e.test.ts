@@ -41,7 +41,7 @@ describe.runIf(haveDocker)('MCP servers in the hardened container and through th
     remote = spawn(
       process.execPath,
       [
-        path.join(REPO_ROOT, 'test/e2e/fixtures/mcp-remote-everything.mjs'),
+        path.join(REPO_ROOT, 'packages/agent/test/fixtures/mcp/remote-everything.mjs'),
         EVERYTHING,
         String(remotePort),
         TOKEN,

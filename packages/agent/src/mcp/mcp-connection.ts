@@ -1,4 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { type McpServerSelf, type McpServerState, type ToolResult, textResult } from '@openlegion/protocol';
 import type { Logger } from 'pino';
@@ -88,7 +90,7 @@ export class McpConnection {
     client.onclose = () => this.closed(client);
     // Lines that are not JSON-RPC (a server printing logs on stdout): kept for the next message.
     client.onerror = (error) => {
-      this.transportError = reasonOf(error).slice(0, 200);
+      this.transportError = (error instanceof Error ? error.message : String(error)).slice(0, 200);
       this.log.debug({ err: error }, 'mcp transport error');
     };
     this.transportError = undefined;
@@ -102,9 +104,12 @@ export class McpConnection {
     } catch (error) {
       this.client = undefined;
       await client.close().catch(() => undefined);
-      const unreadable = this.transportError
-        ? ` (it wrote what is not JSON-RPC: ${this.transportError})`
-        : '';
+      const raw = (error instanceof Error ? error.message : String(error)).slice(0, 200);
+      // The HTTP transports report their failure both ways: say it once.
+      const unreadable =
+        this.transportError && this.transportError !== raw
+          ? ` (it wrote what is not JSON-RPC: ${this.transportError})`
+          : '';
       this.error = `did not start: ${reasonOf(error)}${unreadable}${this.stderrTail()}`;
       this.log.warn({ error: this.error }, 'mcp server did not start');
       this.setState('failed');
@@ -255,6 +260,17 @@ function progressReporter(report: (message: string) => void) {
   };
 }
 
+/** What went wrong; a remote server's HTTP status is named, with what a 401/403 or 5xx means here. */
 function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const status = (error as { code?: unknown } | undefined)?.code;
+  if (!(error instanceof StreamableHTTPError || error instanceof SseError) || typeof status !== 'number')
+    return message;
+  const meaning =
+    status === 401 || status === 403
+      ? ': refused (is the server in permissions.mcp, and its credential in the vault?)'
+      : status >= 500
+        ? ': the server, or the host on its way, failed'
+        : '';
+  return `${message.replace(/[:\s]+$/, '')} (HTTP ${status}${meaning})`;
 }

@@ -48,7 +48,7 @@ describe('McpManager against servers that misbehave', () => {
   });
 
   it('gives up on a server that answers with lines that are not JSON', async () => {
-    const m = await started('garbage', { initTimeoutMs: 300 });
+    const m = await started('garbage', { initTimeoutMs: 1_500 });
     expect(m.servers()[0]).toMatchObject({
       state: 'failed',
       error: expect.stringMatching(
