@@ -26,12 +26,21 @@ export function stdio(name: string, args: string[], timeoutMs = 10_000): McpServ
 export function testManager(
   servers: McpServerSelf[],
   workspace: string,
-  options: { initTimeoutMs?: number; restartDelaysMs?: number[]; onToolsChanged?: () => void } = {},
+  options: {
+    initTimeoutMs?: number;
+    restartDelaysMs?: number[];
+    onToolsChanged?: () => void;
+    stdoutLineMaxBytes?: number;
+  } = {},
 ): McpManager {
   return new McpManager({
     servers,
     transport: (server) =>
-      createMcpTransport(server, { mesh: { meshUrl: 'http://127.0.0.1:9', token: 'unused' }, workspace }),
+      createMcpTransport(server, {
+        mesh: { meshUrl: 'http://127.0.0.1:9', token: 'unused' },
+        workspace,
+        ...(options.stdoutLineMaxBytes ? { stdoutLineMaxBytes: options.stdoutLineMaxBytes } : {}),
+      }),
     logger: pino({ level: 'silent' }),
     initTimeoutMs: options.initTimeoutMs ?? 5_000,
     restartDelaysMs: options.restartDelaysMs ?? [50, 100],

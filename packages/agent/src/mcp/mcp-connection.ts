@@ -55,6 +55,8 @@ export class McpConnection {
   private waiters: Array<() => void> = [];
   /** The last thing the transport could not read (a line that is not JSON-RPC), for messages. */
   private transportError: string | undefined;
+  /** Why the transport stopped the server itself, if it did (a stdout flood). */
+  private problem: (() => string | undefined) | undefined;
   private readonly log: Logger;
 
   constructor(private readonly options: McpConnectionOptions) {
@@ -77,7 +79,8 @@ export class McpConnection {
   /** Connects; resolves once ready or failed (a failure schedules the next try). */
   async start(): Promise<void> {
     const { server } = this.options;
-    const { transport, stderr } = this.options.transport(server);
+    const { transport, stderr, problem } = this.options.transport(server);
+    this.problem = problem;
     stderr?.on('data', (chunk: Buffer) => this.stderr.write(chunk));
     const client = new Client(
       { name: 'openlegion-agent', version: '1' },
@@ -244,10 +247,12 @@ export class McpConnection {
     this.options.onChange();
   }
 
+  /** The end of the server's stderr, after the reason the transport stopped it, if it did. */
   private stderrTail(): string {
+    const stopped = this.problem?.();
     const { text } = this.stderr.read();
     const tail = stripInvisible(text).trim().slice(-STDERR_QUOTE_CHARS);
-    return tail ? ` (stderr: ${tail})` : '';
+    return `${stopped ? ` (${stopped})` : ''}${tail ? ` (stderr: ${tail})` : ''}`;
   }
 }
 

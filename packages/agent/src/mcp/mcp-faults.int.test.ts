@@ -57,6 +57,20 @@ describe('McpManager against servers that misbehave', () => {
     });
   });
 
+  it('stops a server that writes an endless line on stdout, before it fills memory', async () => {
+    manager = testManager([stdio('odd', [ODD_SERVER, 'endless-line'])], temp.dir, {
+      stdoutLineMaxBytes: 1024 * 1024,
+      restartDelaysMs: [60_000],
+    });
+    await manager.start();
+    expect(manager.servers()[0]).toMatchObject({
+      state: 'failed',
+      error: expect.stringMatching(
+        /^did not start: .*\(it wrote over 1 MiB on stdout without a line end, and was stopped\)$/,
+      ),
+    });
+  });
+
   it('refuses a server that speaks a protocol version the client does not know', async () => {
     const m = await started('old-version');
     expect(m.servers()[0]?.error).toBe(

@@ -4,6 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerSelf } from '@openlegion/protocol';
+import { guardStdout } from './mcp-stdout-guard.js';
 
 /** PATH for a stdio server when the agent's own has none: the image's usual places. */
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -15,12 +16,16 @@ export interface McpTransportOptions {
   workspace: string;
   /** PATH and HOME, from the agent's environment (nothing else of it is passed on). */
   env?: NodeJS.ProcessEnv;
+  /** A stdio server's longest stdout line (default MCP_STDOUT_LINE_MAX_BYTES); tests set less. */
+  stdoutLineMaxBytes?: number;
 }
 
 /** A transport, and for stdio the server's stderr (piped, so the caller can bound what it keeps). */
 export interface McpTransport {
   transport: Transport;
   stderr?: Stream | null;
+  /** Why the transport itself stopped the server (a stdout flood), once it has. */
+  problem?: () => string | undefined;
 }
 
 /**
@@ -44,7 +49,9 @@ export function createMcpTransport(server: McpServerSelf, options: McpTransportO
       cwd: options.workspace,
       stderr: 'pipe',
     });
-    return { transport, stderr: transport.stderr };
+    let problem: string | undefined;
+    guardStdout(transport, (reason) => (problem = reason), options.stdoutLineMaxBytes);
+    return { transport, stderr: transport.stderr, problem: () => problem };
   }
   const base = `${options.mesh.meshUrl.replace(/\/+$/, '')}/mesh/mcp/${encodeURIComponent(server.name)}`;
   const requestInit: RequestInit = { headers: { authorization: `Bearer ${options.mesh.token}` } };
