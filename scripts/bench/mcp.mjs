@@ -131,7 +131,12 @@ async function remoteThroughHost(everything) {
   const token = 'bench-token';
   const gate = spawn(
     process.execPath,
-    [path.join(ROOT, 'packages/agent/test/fixtures/mcp/remote-everything.mjs'), everything, String(port), token],
+    [
+      path.join(ROOT, 'packages/agent/test/fixtures/mcp/remote-everything.mjs'),
+      everything,
+      String(port),
+      token,
+    ],
     {
       stdio: ['ignore', 'pipe', 'ignore'],
     },
