@@ -31,6 +31,15 @@ WORKDIR /app
 # Owned by root: the agent cannot change its own code (the root fs is read-only at run time anyway).
 COPY app/ /app/
 
+# MCP servers from npm an agent can run over stdio (docs/tools.md, "MCP servers"): one bundled file
+# each under /opt/openlegion/mcp, and a launcher on PATH named like the package's own bin.
+COPY mcp/ /opt/openlegion/mcp/
+RUN for server in everything filesystem; do \
+      printf '#!/bin/sh\nexec /usr/local/bin/node /opt/openlegion/mcp/server-%s/dist/index.mjs "$@"\n' "$server" \
+        > "/usr/local/bin/mcp-server-$server" \
+   && chmod 755 "/usr/local/bin/mcp-server-$server"; \
+    done
+
 USER 1000
 ENV NODE_ENV=production HOME=/data
 EXPOSE 8400

@@ -63,6 +63,9 @@ done
 find "$context/app" -name '*.tsbuildinfo' -delete
 rm -f "$context/app/node_modules/.modules.yaml"
 cp "$(command -v node)" "$context/node"
+# The MCP servers agents can run over stdio, bundled one file each (docs/tools.md, "MCP servers").
+say "bundling the MCP servers the image ships…"
+quietly "MCP server bundles" mcp-bundle.log node packages/agent/scripts/bundle-mcp-servers.mjs "$context/mcp"
 say "hashing the build inputs…"
 
 # Everything the image is made of: the Dockerfile, the base image, every file and link in the context.

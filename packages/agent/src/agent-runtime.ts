@@ -18,6 +18,8 @@ import {
   SUBAGENT_TOOL_NAMES,
   SubagentManager,
 } from './subagents/index.js';
+import { createMcpTransport, McpManager } from './mcp/index.js';
+import type { McpOperator } from './mcp/mcp-routes.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { createMeshClient } from './tools/index.js';
@@ -29,7 +31,11 @@ const INSTRUCTIONS_RETRY_DELAYS_MS: readonly number[] = [100, 500];
 /** What answers turns: the loop with its tools and context manager, and what they hold open. */
 export interface AgentRuntime {
   loop: AgentLoop;
-  /** Kill background processes, close the browser and the context database. */
+  /** The agent's MCP servers, for the operator's `/mcp/*` routes. */
+  mcp: McpOperator;
+  /** Settles once every MCP server is ready or failed its first start; turns wait for it. */
+  ready: Promise<void>;
+  /** Kill background processes, close the browser, the MCP servers and the context database. */
   close(): Promise<void>;
 }
 
@@ -76,14 +82,30 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     childLoop: (child) => childLoop(child),
     logger,
   });
-  const { tools, unknown } = selectTools(self.tools, [
+  const selected = selectTools(self.tools, [
     ...agentTools.tools,
     ...lcmTools,
     ...createSubagentTools(subagents, 0),
   ]);
-  if (unknown.length > 0) {
+  if (selected.unknown.length > 0) {
+    const { unknown } = selected;
     logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
   }
+  // MCP tools come and go (a server starts, crashes, re-lists): the loop reads this array each turn.
+  // They are added whatever mesh.yaml `tools` says: granting a server is the operator's choice.
+  const tools = [...selected.tools];
+  const mcp = new McpManager({
+    servers: self.mcp,
+    transport: (server) =>
+      createMcpTransport(server, {
+        mesh: { meshUrl: deps.meshUrl, token: deps.token },
+        workspace: deps.workspace,
+      }),
+    logger,
+    onToolsChanged: () => tools.splice(0, tools.length, ...selected.tools, ...mcp.tools()),
+  });
+  tools.push(...mcp.tools());
+  const mcpStarted = mcp.start();
   const context = createContextManager({
     llm: deps.llm,
     memory: deps.memory,
@@ -148,9 +170,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   };
   return {
     loop,
+    mcp,
+    ready: mcpStarted,
     async close() {
       await subagents.close();
-      await agentTools.close();
+      await Promise.all([agentTools.close(), mcp.close()]);
       context.close();
       if (typeof contextDb !== 'string') contextDb.close();
     },

@@ -9,6 +9,7 @@ import { lcmRoutes, type SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { ActiveTurns } from './loop/active-turns.js';
 import type { AgentLoop } from './loop/agent-loop.js';
+import { type McpOperator, mcpRoutes } from './mcp/mcp-routes.js';
 import { memoryRoutes } from './memory-routes.js';
 import { turnRoutes } from './routes/turn-routes.js';
 import { workspaceRoutes } from './workspace/workspace-routes.js';
@@ -20,6 +21,8 @@ const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 export interface ReadyAgent {
   self: AgentSelf;
   loop: AgentLoop;
+  /** The agent's MCP servers, once its runtime has loaded (the `/mcp/*` routes wait for it). */
+  mcp?: () => Promise<McpOperator>;
 }
 
 export interface AgentServerDeps {
@@ -49,7 +52,7 @@ const noJsonSchemas = () => () => {
 
 /**
  * The agent's HTTP API: `GET /status` (public); with the bearer token `POST /chat`, `POST /task`
- * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*` and `/lcm/*`. Closing the
+ * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*`, `/lcm/*` and `/mcp/*`. Closing the
  * server aborts the turns in flight.
  */
 export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
@@ -89,6 +92,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     if (deps.memory) authed.register(memoryRoutes(deps.memory));
     if (deps.workspace) authed.register(workspaceRoutes(deps.workspace));
     if (deps.lcm) authed.register(lcmRoutes(deps.lcm));
+    authed.register(mcpRoutes(() => deps.ready()?.mcp?.()));
     authed.register(
       turnRoutes({
         loop: () => deps.ready()?.loop,

@@ -9,6 +9,7 @@ import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerInstructionsCommand } from './commands/instructions.js';
 import { registerLcmCommands } from './commands/lcm.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerPubsubCommands } from './commands/pubsub.js';
@@ -129,6 +130,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerInitCommand(program, kit);
   registerMemoryCommands(program, kit);
   registerLcmCommands(program, kit);
+  registerMcpCommands(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);

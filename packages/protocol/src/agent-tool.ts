@@ -2,9 +2,9 @@ import type { z } from 'zod';
 
 /**
  * The groups tools are filed under; mesh.yaml tool profiles (`minimal`, `coding`, `messaging`,
- * `full`) are unions of groups.
+ * `full`) are unions of groups. `mcp` holds the tools of the MCP servers the operator gave the agent.
  */
-export const TOOL_GROUPS = ['files', 'runtime', 'web', 'memory', 'mesh', 'browser'] as const;
+export const TOOL_GROUPS = ['files', 'runtime', 'web', 'memory', 'mesh', 'browser', 'mcp'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 /** One piece of what a tool returns to the model: text, or an image for multimodal models. */
@@ -41,6 +41,11 @@ export interface AgentTool<Input = unknown> {
   group: ToolGroup;
   description: string;
   input: z.ZodType<Input>;
+  /**
+   * The JSON Schema the model sees, when the tool brings its own (an MCP server's tool) instead of
+   * one derived from `input`; `input` then only checks the shape and the server checks the rest.
+   */
+  parameters?: Readonly<Record<string, unknown>>;
   run(input: Input, context: ToolContext): Promise<ToolResult>;
 }
 

@@ -269,6 +269,21 @@ export const ERROR_CODES = {
     status: 504,
     summary: 'the lane watchdog ended a turn that made no progress',
   },
+  AGENT_MCP_SERVER_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'the agent has no MCP server of that name (mesh.yaml agents.NAME.mcp or permissions.mcp)',
+  },
+  AGENT_MCP_TOOL_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'the MCP server offers no tool of that name',
+  },
+  AGENT_MCP_SERVER_UNAVAILABLE: {
+    retryable: true,
+    status: 503,
+    summary: 'the MCP server did not start, or crashed and is being restarted',
+  },
   STORE_SCHEMA_NEWER: {
     retryable: false,
     status: 500,

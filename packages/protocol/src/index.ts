@@ -119,6 +119,19 @@ export {
   instructionPutResponseSchema,
 } from './instructions-api.js';
 export {
+  MCP_SERVER_STATES,
+  type McpCallAnswer,
+  type McpServerState,
+  type McpServerStatus,
+  type McpToolView,
+  mcpCallAnswerSchema,
+  mcpCallRequestSchema,
+  mcpServerStatusSchema,
+  mcpServersAnswerSchema,
+  mcpToolsAnswerSchema,
+  mcpToolViewSchema,
+} from './mcp-api.js';
+export {
   isRemoteMcpServer,
   type McpRemoteServerConfig,
   type McpServerConfig,

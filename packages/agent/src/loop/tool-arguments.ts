@@ -35,10 +35,9 @@ const definitions = new WeakMap<AgentTool, LlmToolDefinition>();
 export function toolDefinition(tool: AgentTool): LlmToolDefinition {
   let definition = definitions.get(tool);
   if (definition === undefined) {
-    const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.input, {
-      io: 'input',
-      unrepresentable: 'any',
-    }) as Record<string, unknown>;
+    // An MCP tool brings its own JSON Schema (already checked by the MCP client).
+    const { $schema: _schema, ...parameters } = (tool.parameters ??
+      z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
     definition = {
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters },

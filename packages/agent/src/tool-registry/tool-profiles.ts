@@ -5,13 +5,15 @@ export type ToolProfile = 'minimal' | 'coding' | 'messaging' | 'full';
 /**
  * Profiles as unions of tool groups (seed 002): `minimal` keeps the agent to its own memory (no
  * action on files, processes, the web or other agents); `coding` adds files and commands;
- * `messaging` adds the mesh and the web; `full` is everything.
+ * `messaging` adds the mesh and the web; `full` is everything. Every profile but `minimal` keeps
+ * `mcp`: the operator granted those servers by name, so a profile directive should not hide them;
+ * `minimal` promises no action outside the agent's memory, which an MCP tool may well take.
  */
 export const TOOL_PROFILE_GROUPS: Readonly<Record<ToolProfile, readonly ToolGroup[]>> = {
   minimal: ['memory'],
-  coding: ['memory', 'files', 'runtime'],
-  messaging: ['memory', 'mesh', 'web'],
-  full: ['memory', 'files', 'runtime', 'web', 'mesh', 'browser'],
+  coding: ['memory', 'files', 'runtime', 'mcp'],
+  messaging: ['memory', 'mesh', 'web', 'mcp'],
+  full: ['memory', 'files', 'runtime', 'web', 'mesh', 'browser', 'mcp'],
 };
 
 export function isToolProfile(value: string): value is ToolProfile {

@@ -46,6 +46,7 @@ describe('createCoreTools and createMeshTools', () => {
         'cron_remove',
       ],
       browser: [],
+      mcp: [],
     });
   });
 

@@ -7,7 +7,7 @@ import { type AgentChatDeps, reachableAgent } from '../lanes/index.js';
 import { abortOnClientClose, sendUpstream } from '../server/index.js';
 
 /** The agent routes the operator reaches through the host (the host holds the agent's token). */
-export const FORWARDED_AGENT_ROUTES = ['memory', 'workspace', 'lcm'] as const;
+export const FORWARDED_AGENT_ROUTES = ['memory', 'workspace', 'lcm', 'mcp'] as const;
 
 const forwardParams = z.object({ agent: z.string().min(1), '*': z.string() });
 /** `?from=workspace` reads the agent's own (ignored) copy of AGENTS.md or SOUL.md, e.g. to keep it. */
@@ -20,8 +20,9 @@ export type AgentInstructionAccess = Pick<AgentInstructions, 'serveOperator'>;
 const FORWARD_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
- * `/api/agents/:agent/memory/*`, `/api/agents/:agent/workspace/*` and `/api/agents/:agent/lcm/*`
- * for the operator: forwarded to the agent's own `/memory/*`, `/workspace/*` and `/lcm/*` with the agent's token; answers pass through.
+ * `/api/agents/:agent/memory/*`, `/api/agents/:agent/workspace/*`, `/api/agents/:agent/lcm/*` and
+ * `/api/agents/:agent/mcp/*` for the operator: forwarded to the agent's own routes of the same
+ * name with the agent's token; answers pass through.
  * `workspace/AGENTS.md` and `workspace/SOUL.md` (any case) are the exception: they read and write
  * the host's copy, which the agent cannot change (only a GET with `?from=workspace` is forwarded).
  */
