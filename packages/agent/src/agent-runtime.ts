@@ -10,6 +10,7 @@ import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
 import { createMemoryRecall, withRecallViews } from './memory-recall/index.js';
+import { createSkillViewTool, type SkillSnapshot } from './skills/index.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { hostInstructions } from './workspace/operator-instructions.js';
@@ -33,6 +34,8 @@ export interface AgentRuntimeDeps {
   token: string;
   dataDir: string;
   workspace: string;
+  /** The agent's skills (bundled, fleet, workspace), for `skill_view` and the prompt. */
+  skills?: () => Promise<SkillSnapshot>;
   logger: Logger;
   retryDelaysMs?: readonly number[];
 }
@@ -58,7 +61,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     typeof contextDb === 'string'
       ? []
       : createLcmTools(() => (lcmStore ??= new SummaryStore(contextDb, logger)));
-  const { tools, unknown } = selectTools(self.tools, [...agentTools.tools, ...lcmTools]);
+  const skillTools = deps.skills ? [createSkillViewTool(deps.skills)] : [];
+  const { tools, unknown } = selectTools(self.tools, [...agentTools.tools, ...lcmTools, ...skillTools]);
   if (unknown.length > 0) {
     logger.warn({ unknown }, `mesh.yaml tools names tools this agent does not have: ${unknown.join(', ')}`);
   }
@@ -84,6 +88,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     contextManager: withRecallViews(context, recall.views),
     recall,
     tools,
+    ...(deps.skills ? { skills: deps.skills } : {}),
     workspace: deps.workspace,
     instructions: hostInstructions(
       createHostClient({

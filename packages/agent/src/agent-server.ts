@@ -10,6 +10,7 @@ import type { ConversationStore } from './conversation-store.js';
 import { ActiveTurns } from './loop/active-turns.js';
 import type { AgentLoop } from './loop/agent-loop.js';
 import { memoryRoutes } from './memory-routes.js';
+import { type SkillSnapshot, skillsRoutes } from './skills/index.js';
 import { turnRoutes } from './routes/turn-routes.js';
 import { workspaceRoutes } from './workspace/workspace-routes.js';
 
@@ -40,6 +41,8 @@ export interface AgentServerDeps {
   workspace?: string;
   /** The lossless context store; without it the `/lcm/*` routes are not served. */
   lcm?: () => SummaryStore;
+  /** The agent's skills; without them `GET /skills/` is not served. */
+  skills?: () => Promise<SkillSnapshot>;
 }
 
 /** Bodies are parsed with zod, so fastify need not build ajv and fast-json-stringify at start-up. */
@@ -49,7 +52,7 @@ const noJsonSchemas = () => () => {
 
 /**
  * The agent's HTTP API: `GET /status` (public); with the bearer token `POST /chat`, `POST /task`
- * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*` and `/lcm/*`. Closing the
+ * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*`, `/lcm/*` and `GET /skills/`. Closing the
  * server aborts the turns in flight.
  */
 export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
@@ -89,6 +92,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     if (deps.memory) authed.register(memoryRoutes(deps.memory));
     if (deps.workspace) authed.register(workspaceRoutes(deps.workspace));
     if (deps.lcm) authed.register(lcmRoutes(deps.lcm));
+    if (deps.skills) authed.register(skillsRoutes(deps.skills));
     authed.register(
       turnRoutes({
         loop: () => deps.ready()?.loop,

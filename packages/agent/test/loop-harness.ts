@@ -114,6 +114,9 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     role: 'tester',
     model: TEST_MODEL,
     soul: '',
+    // These tests are about the loop with toy tools, which are not core tools: every tool is offered
+    // unless a test is about loading on demand (it sets `tool_loading: 'on_demand'`).
+    tool_loading: 'all',
     ...options.self,
   });
   const llm = await startFakeLlm({ script: { models: [TEST_MODEL], ...(options.script as object) } });

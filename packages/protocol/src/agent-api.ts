@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SKILLS_PROMPT_CHARS_DEFAULT, TOOL_LOADING_MODES } from './skills-config.js';
 
 /**
  * The one header that carries a trace id from hop to hop: CLI to host, host to agent, agent to host
@@ -126,5 +127,14 @@ export const agentSelfSchema = z.object({
         .prefault({}),
     })
     .prefault({}),
+  /** mesh.yaml `agents.NAME.skills`; absent from an older host: none disabled, default budget. */
+  skills: z
+    .object({
+      disabled: z.array(z.string()).default([]),
+      prompt_chars: z.number().int().nonnegative().default(SKILLS_PROMPT_CHARS_DEFAULT),
+    })
+    .prefault({}),
+  /** mesh.yaml `agents.NAME.tool_loading`: `on_demand` (default) or `all`. */
+  tool_loading: z.enum(TOOL_LOADING_MODES).default('on_demand'),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

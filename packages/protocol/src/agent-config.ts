@@ -5,6 +5,7 @@ import type { DeepReadonly } from './deep-readonly.js';
 import { egressEntrySchema } from './egress-presets.js';
 import { globPatternSchema } from './pattern-bounds.js';
 import { sharedScopePatternSchema } from './shared-memory-api.js';
+import { agentSkillsSchema, toolLoadingSchema } from './skills-config.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
 
@@ -185,6 +186,10 @@ export const agentSchema = z
     loop: loopSchema.prefault({}),
     browser: browserSchema.prefault({}),
     memory: memorySchema.prefault({}),
+    /** Skills shown to this agent (disabled names, prompt budget); see docs/tools.md. */
+    skills: agentSkillsSchema.prefault({}),
+    /** `on_demand` (default) or `all` tool schemas per LLM call; see skills-config.ts. */
+    tool_loading: toolLoadingSchema,
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;

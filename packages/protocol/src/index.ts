@@ -38,6 +38,21 @@ export {
 } from './agent-tool.js';
 export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
 export {
+  SKILL_SOURCES,
+  type SkillEntry,
+  type SkillSource,
+  type SkillsList,
+  skillEntrySchema,
+  skillsListSchema,
+} from './skills-api.js';
+export {
+  type AgentSkillsConfig,
+  agentSkillsSchema,
+  SKILLS_PROMPT_CHARS_DEFAULT,
+  TOOL_LOADING_MODES,
+  type ToolLoading,
+} from './skills-config.js';
+export {
   type ChatEvent,
   type ChatEventType,
   chatEventError,

@@ -5,13 +5,14 @@ export type ToolProfile = 'minimal' | 'coding' | 'messaging' | 'full';
 /**
  * Profiles as unions of tool groups (seed 002): `minimal` keeps the agent to its own memory (no
  * action on files, processes, the web or other agents); `coding` adds files and commands;
- * `messaging` adds the mesh and the web; `full` is everything.
+ * `messaging` adds the mesh and the web; `full` is everything. `skills` (`skill_view`, which only
+ * reads) comes with every profile that can act on what a skill says.
  */
 export const TOOL_PROFILE_GROUPS: Readonly<Record<ToolProfile, readonly ToolGroup[]>> = {
   minimal: ['memory'],
-  coding: ['memory', 'files', 'runtime'],
-  messaging: ['memory', 'mesh', 'web'],
-  full: ['memory', 'files', 'runtime', 'web', 'mesh', 'browser'],
+  coding: ['memory', 'files', 'runtime', 'skills'],
+  messaging: ['memory', 'mesh', 'web', 'skills'],
+  full: ['memory', 'files', 'runtime', 'web', 'mesh', 'browser', 'skills'],
 };
 
 export function isToolProfile(value: string): value is ToolProfile {

@@ -31,6 +31,8 @@ export function agentSelf(
       recall_chars: agentConfig.memory.recall_chars,
       fast_tier: { ...agentConfig.memory.fast_tier },
     },
+    skills: { disabled: [...agentConfig.skills.disabled], prompt_chars: agentConfig.skills.prompt_chars },
+    tool_loading: agentConfig.tool_loading,
   };
 }
 
