@@ -28,7 +28,7 @@ export async function readSkillFolder(dir: string): Promise<SkillFolder> {
   const files: string[] = [];
   const walk = async (folder: string, depth: number): Promise<string | undefined> => {
     const entries = await readdir(folder, { withFileTypes: true });
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(folder, entry.name);
       const shown = relative(dir, path);
       if (entry.isSymbolicLink()) {

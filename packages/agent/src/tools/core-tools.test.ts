@@ -32,6 +32,9 @@ describe('createCoreTools and createMeshTools', () => {
       memory: [],
       mesh: ['blackboard_get', 'blackboard_put', 'blackboard_list', 'publish', 'message_agent'],
       browser: [],
+      // skill_view and tool_search are made beside the skills and by the loop, not here.
+      skills: [],
+      discovery: [],
     });
   });
 
