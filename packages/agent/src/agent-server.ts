@@ -10,8 +10,8 @@ import type { ConversationStore } from './conversation-store.js';
 import { ActiveTurns } from './loop/active-turns.js';
 import type { AgentLoop } from './loop/agent-loop.js';
 import { memoryRoutes } from './memory-routes.js';
-import { type SkillSnapshot, skillsRoutes } from './skills/index.js';
 import { turnRoutes } from './routes/turn-routes.js';
+import { type SkillSnapshot, skillsRoutes } from './skills/index.js';
 import { workspaceRoutes } from './workspace/workspace-routes.js';
 
 /** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */

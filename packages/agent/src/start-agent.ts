@@ -15,9 +15,9 @@ import { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { loadLlmClient } from './llm-client.js';
 import { deferredLoop } from './loop/deferred-loop.js';
-import { skillSource } from './skills/skill-source.js';
 import { agentMemoryOptions } from './memory/agent-memory-options.js';
 import { type MemoryBackfill, startMemoryBackfill } from './memory/memory-backfill.js';
+import { skillSource } from './skills/skill-source.js';
 import { ignoredInstructionFiles, ignoredInstructionsMessage } from './workspace/ignored-instructions.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 

@@ -17,6 +17,7 @@ import { ConversationStore } from '../src/conversation-store.js';
 import { loadLlmClient } from '../src/llm-client.js';
 import { type AgentLoop, createAgentLoop } from '../src/loop/agent-loop.js';
 import type { MemoryRecall } from '../src/memory-recall/index.js';
+import type { SkillSnapshot } from '../src/skills/index.js';
 import { type InstructionSource, TEMPLATE_INSTRUCTIONS } from '../src/workspace/operator-instructions.js';
 import { scaffoldWorkspace } from '../src/workspace/workspace-scaffold.js';
 import { createPassThroughContextManager } from './pass-through-context-manager.js';
@@ -104,6 +105,8 @@ export interface HarnessOptions {
   instructions?: InstructionSource;
   /** Automatic recall (none by default). */
   recall?: MemoryRecall;
+  /** The agent's skills (none by default). */
+  skills?: () => Promise<SkillSnapshot>;
 }
 
 /** A loop against the scripted LLM on loopback, with a real store and a scaffolded workspace. */
@@ -139,6 +142,7 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     instructions: options.instructions ?? TEMPLATE_INSTRUCTIONS,
     logger: pino({ level: 'silent' }),
     ...(options.recall ? { recall: options.recall } : {}),
+    ...(options.skills ? { skills: options.skills } : {}),
     ...(options.streamIdleTimeoutMs ? { streamIdleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     clock: {
       now: () => Date.parse('2026-03-04T05:06:07Z'),

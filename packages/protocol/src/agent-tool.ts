@@ -5,7 +5,16 @@ import type { z } from 'zod';
  * `full`) are unions of groups. `skills` holds `skill_view`; `discovery` holds `tool_search`,
  * which the loop adds itself when tools load on demand.
  */
-export const TOOL_GROUPS = ['files', 'runtime', 'web', 'memory', 'mesh', 'browser', 'skills', 'discovery'] as const;
+export const TOOL_GROUPS = [
+  'files',
+  'runtime',
+  'web',
+  'memory',
+  'mesh',
+  'browser',
+  'skills',
+  'discovery',
+] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 /** One piece of what a tool returns to the model: text, or an image for multimodal models. */

@@ -38,21 +38,6 @@ export {
 } from './agent-tool.js';
 export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
 export {
-  SKILL_SOURCES,
-  type SkillEntry,
-  type SkillSource,
-  type SkillsList,
-  skillEntrySchema,
-  skillsListSchema,
-} from './skills-api.js';
-export {
-  type AgentSkillsConfig,
-  agentSkillsSchema,
-  SKILLS_PROMPT_CHARS_DEFAULT,
-  TOOL_LOADING_MODES,
-  type ToolLoading,
-} from './skills-config.js';
-export {
   type ChatEvent,
   type ChatEventType,
   chatEventError,
@@ -220,6 +205,21 @@ export {
   sharedScopePatternSchema,
   squadMemoryScope,
 } from './shared-memory-api.js';
+export {
+  SKILL_SOURCES,
+  type SkillEntry,
+  type SkillSource,
+  type SkillsList,
+  skillEntrySchema,
+  skillsListSchema,
+} from './skills-api.js';
+export {
+  type AgentSkillsConfig,
+  agentSkillsSchema,
+  SKILLS_PROMPT_CHARS_DEFAULT,
+  TOOL_LOADING_MODES,
+  type ToolLoading,
+} from './skills-config.js';
 export {
   matchesInputType,
   stepFallback,

@@ -72,7 +72,8 @@ export async function setUpTurn(input: TurnSetupInput, notices: TruncationNotice
     mode: input.self.tool_loading,
     history: input.history,
   });
-  const skills = input.skills && permitted.some((tool) => tool.name === 'skill_view') ? await input.skills() : undefined;
+  const skills =
+    input.skills && permitted.some((tool) => tool.name === 'skill_view') ? await input.skills() : undefined;
   const systemPrompt = buildSystemPrompt({
     self: input.self,
     mode: directives.mode,

@@ -73,7 +73,9 @@ function tools(input: SystemPromptInput): string {
         'each other. When a tool fails, read the error and fix the call instead of repeating it.',
     );
     if (input.toolNames.includes('tool_search')) {
-      lines.push('More tools (browser, processes, blackboard, ...) are loaded with tool_search when you need them.');
+      lines.push(
+        'More tools (browser, processes, blackboard, ...) are loaded with tool_search when you need them.',
+      );
     }
   }
   if (input.kind === 'task') {

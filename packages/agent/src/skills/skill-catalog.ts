@@ -2,8 +2,8 @@ import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SkillEntry, SkillSource } from '@openlegion/protocol';
 import { ineligibleReason, type SkillHost } from './skill-eligibility.js';
-import { parseSkillMd } from './skill-frontmatter.js';
 import { isInside, readSkillFolder } from './skill-folder.js';
+import { parseSkillMd } from './skill-frontmatter.js';
 
 /** One folder skills are read from. */
 export interface SkillRoot {
@@ -91,7 +91,11 @@ async function loadOne(
   if (!parsed.ok) return refuse(parsed.reason);
   const { name, description } = parsed.frontmatter;
   if (name !== folderName) {
-    return refuse(`its name "${name}" does not match its folder "${folderName}"; rename one`, name, description);
+    return refuse(
+      `its name "${name}" does not match its folder "${folderName}"; rename one`,
+      name,
+      description,
+    );
   }
   const reason = await ineligibleReason(parsed.frontmatter, host);
   if (reason) return refuse(reason, name, description);
@@ -106,5 +110,7 @@ async function folderLinkProblem(rootDir: string, dir: string): Promise<string |
   if (!(await lstat(dir)).isSymbolicLink()) return undefined;
   const [root, target] = await Promise.all([realpath(rootDir), realpath(dir).catch(() => undefined)]);
   if (target === undefined) return 'the skill folder is a broken symlink';
-  return isInside(root, target) ? undefined : 'the skill folder is a symlink out of the skills folder; refused';
+  return isInside(root, target)
+    ? undefined
+    : 'the skill folder is a symlink out of the skills folder; refused';
 }

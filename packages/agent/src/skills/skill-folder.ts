@@ -9,9 +9,7 @@ export const SKILL_MAX_FILES = 200;
 const SKILL_MAX_DEPTH = 6;
 
 /** What a skill folder holds, or why it was refused. */
-export type SkillFolder =
-  | { ok: true; text: string; files: string[] }
-  | { ok: false; reason: string };
+export type SkillFolder = { ok: true; text: string; files: string[] } | { ok: false; reason: string };
 
 /** True when `path` is `root` or inside it (both real paths). */
 export function isInside(root: string, path: string): boolean {

@@ -20,10 +20,7 @@ export const skillFrontmatterSchema = z.looseObject({
   'allowed-tools': z.union([z.string(), z.array(z.string())]).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** What the skill needs to be offered: binaries on PATH, env variables set, one of these OSes. */
-  requires: z
-    .object({ bins: stringList, env: stringList, os: stringList })
-    .partial()
-    .optional(),
+  requires: z.object({ bins: stringList, env: stringList, os: stringList }).partial().optional(),
 });
 export type SkillFrontmatter = z.infer<typeof skillFrontmatterSchema>;
 
@@ -38,7 +35,10 @@ export type ParsedSkillMd =
 export function parseSkillMd(text: string): ParsedSkillMd {
   const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!match) {
-    return { ok: false, reason: 'SKILL.md has no YAML frontmatter (start it with a --- line, name and description, ---)' };
+    return {
+      ok: false,
+      reason: 'SKILL.md has no YAML frontmatter (start it with a --- line, name and description, ---)',
+    };
   }
   let data: unknown;
   try {

@@ -1,4 +1,4 @@
-import { type SkillSnapshot, loadSkills } from './skill-catalog.js';
+import { loadSkills, type SkillSnapshot } from './skill-catalog.js';
 import { currentSkillHost } from './skill-eligibility.js';
 import { bundledSkillsDir, skillRoots } from './skill-roots.js';
 

@@ -21,7 +21,9 @@ const skillViewInput = z.object({
  * `skill_view`: a skill's instructions (SKILL.md's body) and the list of its files, or one of those
  * files. It only reads: a skill's scripts are run by the model's own `run_command`, never by us.
  */
-export function createSkillViewTool(load: () => Promise<SkillSnapshot>): AgentTool<z.infer<typeof skillViewInput>> {
+export function createSkillViewTool(
+  load: () => Promise<SkillSnapshot>,
+): AgentTool<z.infer<typeof skillViewInput>> {
   return {
     name: 'skill_view',
     group: 'skills',
@@ -57,7 +59,9 @@ function viewSkill(skill: Skill): string {
 async function readSkillFile(skill: Skill, file: string): Promise<string> {
   const relative = normalize(file.trim());
   if (!skill.files.includes(relative)) {
-    throw new ToolFailure(`the skill "${skill.name}" has no file "${file}"; its files: ${skill.files.join(', ')}`);
+    throw new ToolFailure(
+      `the skill "${skill.name}" has no file "${file}"; its files: ${skill.files.join(', ')}`,
+    );
   }
   // Checked again on the real path: the folder may have changed since it was listed.
   const [root, target] = await Promise.all([realpath(skill.dir), realpath(join(skill.dir, relative))]);

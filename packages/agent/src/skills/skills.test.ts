@@ -79,7 +79,9 @@ describe('loadSkills', () => {
       'SKILL.md has no YAML frontmatter (start it with a --- line, name and description, ---)',
     );
     expect(reasons['bad-yaml']).toMatch(/^SKILL\.md frontmatter is not valid YAML: /);
-    expect(reasons['other-name']).toBe('its name "other-name" does not match its folder "misnamed"; rename one');
+    expect(reasons['other-name']).toBe(
+      'its name "other-name" does not match its folder "misnamed"; rename one',
+    );
     expect(skills.length).toBe(3); // the good ones still load
   });
 

@@ -56,9 +56,7 @@ export function findTools(tools: readonly AgentTool[], query: string): AgentTool
     .split(/[\s,]+/)
     .map((word) => word.replace(/^group:/, ''))
     .filter(Boolean);
-  const exact = tools.filter(
-    (tool) => words.includes(tool.name.toLowerCase()) || words.includes(tool.group),
-  );
+  const exact = tools.filter((tool) => words.includes(tool.name.toLowerCase()) || words.includes(tool.group));
   if (exact.length > 0) return exact;
   const scored = tools
     .map((tool) => ({ tool, score: score(tool, words) }))

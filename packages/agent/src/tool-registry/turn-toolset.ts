@@ -65,24 +65,25 @@ export class ToolLoader {
     const names = stable.map((tool) => tool.name);
     if (onDemand.length === 0) return { permitted, always: names, offered: () => stable, used: () => {} };
     const loaded = this.#loadedOf(input.conversationId, input.history, onDemand);
+    const loadable = new Set(onDemand.map((tool) => tool.name));
     const load = (name: string) => {
-      if (!always.has(name) && permitted.has(name) && !loaded.includes(name)) loaded.push(name);
+      if (loadable.has(name) && !loaded.includes(name)) loaded.push(name);
     };
     const search = createToolSearchTool({ tools: onDemand, isLoaded: (name) => loaded.includes(name), load });
     permitted.set(search.name, search as AgentTool);
     return {
       permitted,
       always: [...names, search.name],
-      offered: () => [
-        ...stable,
-        search as AgentTool,
-        ...loaded.flatMap((name) => permitted.get(name) ?? []),
-      ],
+      offered: () => [...stable, search as AgentTool, ...loaded.flatMap((name) => permitted.get(name) ?? [])],
       used: load,
     };
   }
 
-  #loadedOf(conversationId: string, history: readonly StoredMessage[], onDemand: readonly AgentTool[]): string[] {
+  #loadedOf(
+    conversationId: string,
+    history: readonly StoredMessage[],
+    onDemand: readonly AgentTool[],
+  ): string[] {
     let loaded = this.#loaded.get(conversationId);
     if (loaded === undefined) {
       const names = new Set(onDemand.map((tool) => tool.name));
