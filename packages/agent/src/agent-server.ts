@@ -41,7 +41,7 @@ export interface AgentServerDeps {
   workspace?: string;
   /** The lossless context store; without it the `/lcm/*` routes are not served. */
   lcm?: () => SummaryStore;
-  /** The agent's skills; without them `GET /skills/` is not served. */
+  /** The agent's skills; without them (or the workspace) `/skills/*` is not served. */
   skills?: () => Promise<SkillSnapshot>;
 }
 
@@ -92,7 +92,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     if (deps.memory) authed.register(memoryRoutes(deps.memory));
     if (deps.workspace) authed.register(workspaceRoutes(deps.workspace));
     if (deps.lcm) authed.register(lcmRoutes(deps.lcm));
-    if (deps.skills) authed.register(skillsRoutes(deps.skills));
+    if (deps.skills && deps.workspace) authed.register(skillsRoutes(deps.skills, deps.workspace));
     authed.register(
       turnRoutes({
         loop: () => deps.ready()?.loop,

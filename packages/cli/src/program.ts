@@ -12,6 +12,7 @@ import { registerMemoryCommands } from './commands/memory.js';
 import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
+import { registerSkillsCommands } from './commands/skills.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerTelegramCommands } from './commands/telegram.js';
@@ -127,6 +128,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerInitCommand(program, kit);
   registerMemoryCommands(program, kit);
   registerLcmCommands(program, kit);
+  registerSkillsCommands(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);

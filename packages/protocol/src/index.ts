@@ -208,9 +208,11 @@ export {
 export {
   SKILL_SOURCES,
   type SkillEntry,
+  type SkillRemoved,
   type SkillSource,
   type SkillsList,
   skillEntrySchema,
+  skillRemovedSchema,
   skillsListSchema,
 } from './skills-api.js';
 export {

@@ -25,3 +25,7 @@ export type SkillEntry = z.infer<typeof skillEntrySchema>;
 /** `GET /skills/` on an agent (`GET /api/agents/:agent/skills/` through the host). */
 export const skillsListSchema = z.object({ skills: z.array(skillEntrySchema) });
 export type SkillsList = z.infer<typeof skillsListSchema>;
+
+/** `DELETE /skills/NAME` on an agent: the skill removed from its workspace. */
+export const skillRemovedSchema = z.object({ removed: z.string() });
+export type SkillRemoved = z.infer<typeof skillRemovedSchema>;
