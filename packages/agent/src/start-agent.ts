@@ -84,7 +84,7 @@ export async function startAgent(options: {
   const lcm = lazyLcmStore(join(env.AGENT_DATA_DIR, 'agent.db'), logger);
   const skills = skillSource({
     workspace,
-    fleetDir: env.AGENT_FLEET_SKILLS_DIR,
+    fleetDir: env.AGENT_FLEET_SKILLS_DIR || undefined,
     disabled: () => readyAgent?.self.skills.disabled ?? [],
   });
   const app = createAgentServer({
