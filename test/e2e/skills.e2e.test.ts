@@ -84,7 +84,9 @@ describe.each(runtimes)('skills (%s runtime)', (runtime) => {
     const bodies = llm.requests.map(
       (request) => request.body as { messages: { role: string; content: string; tool_call_id?: string }[] },
     );
-    const turn = bodies.find((body) => body.messages.some((m) => m.content === 'sum up data.csv'));
+    const turn = bodies.find((body) =>
+      body.messages.some((m) => typeof m.content === 'string' && m.content.includes('sum up data.csv')),
+    );
     expect(turn?.messages[0]?.content).toContain('- csv-summary: Summarise a CSV file - row count');
     const script = bodies.flatMap((body) => body.messages).find((m) => m.tool_call_id === 'script');
     expect(script?.content).toContain('import csv, sys');
