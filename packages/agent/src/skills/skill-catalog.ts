@@ -40,10 +40,22 @@ export interface SkillSnapshot {
  * with its reason and never stops the others from loading.
  */
 export async function loadSkills(roots: readonly SkillRoot[], host: SkillHost): Promise<SkillSnapshot> {
-  const found: { entry: SkillEntry; skill?: Skill }[] = [];
+  const found: { entry: SkillEntry; skill?: Skill | undefined }[] = [];
   for (const root of roots) {
     for (const folder of await skillFolders(root.dir)) {
-      found.push(await loadOne(root, folder, host));
+      found.push(
+        await loadOne(root, folder, host).catch((error: unknown) => ({
+          // A folder changed while it was read (removed, replaced): listed with why, the rest go on.
+          entry: {
+            name: folder,
+            description: '',
+            source: root.source,
+            path: root.shownAs ? root.shownAs(join(root.dir, folder)) : join(root.dir, folder),
+            eligible: false,
+            reason: `cannot read the skill: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        })),
+      );
     }
   }
   const winner = new Map<string, SkillSource>();

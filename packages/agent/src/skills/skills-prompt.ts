@@ -1,3 +1,4 @@
+import { stripInvisible } from '../untrusted/untrusted-text.js';
 import type { Skill } from './skill-catalog.js';
 
 /**
@@ -27,6 +28,7 @@ function moreLine(names: readonly string[]): string {
   return names.length === 0 ? '' : `- more (skill_view gives details): ${names.join(', ')}`;
 }
 
+/** A workspace skill may have been written by the agent itself: no hidden characters reach the prompt. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return stripInvisible(text).replace(/\s+/g, ' ').trim();
 }
