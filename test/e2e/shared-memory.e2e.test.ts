@@ -21,6 +21,7 @@ const script = {
     { match: { tool_result: 'created (global item' }, reply: { text: 'Saved for the fleet.' } },
     { match: { tool_result: FACT }, reply: { text: 'Staging uses port 5433.' } },
     { match: { tool_result: 'MESH_FORBIDDEN' }, reply: { text: 'Saving was refused.' } },
+    { match: { last_message: 'brief me on the staging database' }, reply: { text: 'Briefed.' } },
     {
       match: { last_message: 'remember the staging port' },
       reply: { tool_calls: [{ name: 'memory_save', arguments: { content: FACT, scope: 'global' } }] },
@@ -75,6 +76,20 @@ describe.each(runtimes)('shared memory with the %s runtime', (runtime) => {
     expect(toolMessages().find((text) => text.includes(FACT))).toMatch(/written by agent alpha/);
     const listed = await cli('memory', 'global', 'list');
     expect(listed.stdout).toContain(`by alpha  ${FACT}`);
+  });
+
+  it("recalls the global fact into beta's prompt without a tool call (beta may read *)", async () => {
+    // A new conversation: in the first one beta's history holds the fact already (its search), and
+    // recall never repeats what the prompt holds.
+    const sent = await cli('send', 'beta', 'brief me on the staging database', '--conversation', 'brief');
+    expect(sent.stdout, sent.stderr).toContain('Briefed.');
+    const asked = llm.requests
+      .map((request) => (request.body as { messages: { role: string; content: string }[] }).messages)
+      .filter((messages) => messages.at(-1)?.content.includes('brief me on the staging database'))
+      .at(-1);
+    const prompt = asked?.at(-1)?.content ?? '';
+    expect(prompt).toMatch(/\[memory global:\d+ · [a-z_]+ · saved [0-9-]+ · written by agent alpha\]/);
+    expect(prompt).toContain(FACT);
   });
 
   it('refuses gamma, without permissions.memory, telling the model the line to add', async () => {

@@ -9,10 +9,11 @@ import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { type AgentLoop, createAgentLoop } from './loop/agent-loop.js';
-import { createMemoryRecall, withRecallViews } from './memory-recall/index.js';
+import { createMemoryRecall, meshSharedRecall, withRecallViews } from './memory-recall/index.js';
 import { createSkillViewTool, type SkillSnapshot } from './skills/index.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
+import { createMeshClient } from './tools/index.js';
 import { hostInstructions } from './workspace/operator-instructions.js';
 
 /** Waits before retrying `GET /mesh/instructions` in a turn: short, the turn's LLM call needs the host too. */
@@ -78,6 +79,14 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     memory: deps.memory,
     recallChars: self.memory.recall_chars,
     ownScope: `agent:${self.agent}`,
+    ...(self.memory.shared_scopes.length > 0
+      ? {
+          shared: meshSharedRecall(
+            createMeshClient({ meshUrl: deps.meshUrl, token: deps.token }),
+            self.memory.shared_scopes,
+          ),
+        }
+      : {}),
     logger,
   });
   const loop = createAgentLoop({

@@ -10,6 +10,7 @@ import { registerInstructionsCommand } from './commands/instructions.js';
 import { registerLcmCommands } from './commands/lcm.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerMeshCommands } from './commands/mesh-commands.js';
+import { registerPubsubCommands } from './commands/pubsub.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { registerSkillsCommands } from './commands/skills.js';
@@ -133,6 +134,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerMeshCommands(program, kit);
+  registerPubsubCommands(program, kit);
   registerVaultCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServerSelfSchema } from './mcp-config.js';
 import { SKILLS_PROMPT_CHARS_DEFAULT, TOOL_LOADING_MODES } from './skills-config.js';
 
 /**
@@ -117,6 +118,12 @@ export const agentSelfSchema = z.object({
     .object({
       embedder: z.string().default('local'),
       recall_chars: z.number().int().nonnegative().default(2_000),
+      /**
+       * The shared scopes recall searches besides the agent's own: those `permissions.memory.read`
+       * names (`global`, `squad:NAME`; `global` also for a pattern such as `*`). A squad granted by
+       * a glob (`squad:*`) is read with memory_search only: recall does not guess squad names.
+       */
+      shared_scopes: z.array(z.string()).default([]),
       fast_tier: z
         .object({
           extract: z.boolean().default(true),
@@ -136,5 +143,10 @@ export const agentSelfSchema = z.object({
     .prefault({}),
   /** mesh.yaml `agents.NAME.tool_loading`: `on_demand` (default) or `all`. */
   tool_loading: z.enum(TOOL_LOADING_MODES).default('on_demand'),
+  /**
+   * The MCP servers this agent uses (its own stdio ones and the fleet's it is granted); remote ones
+   * are reached through the host, so their address and credential are not here. Absent: none.
+   */
+  mcp: z.array(mcpServerSelfSchema).default([]),
 });
 export type AgentSelf = z.infer<typeof agentSelfSchema>;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { modelRef, resourcesSchema, secretRef } from './config-fields.js';
+import { modelRef, providerModel, resourcesSchema, secretRef } from './config-fields.js';
 import { credentialGrantsSchema } from './credential-grant.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { egressEntrySchema } from './egress-presets.js';
-import { globPatternSchema } from './pattern-bounds.js';
+import { mcpServerName, mcpStdioServerSchema } from './mcp-config.js';
+import { globPatternSchema, topicPatternSchema } from './pattern-bounds.js';
 import { sharedScopePatternSchema } from './shared-memory-api.js';
 import { agentSkillsSchema, toolLoadingSchema } from './skills-config.js';
 
@@ -43,6 +44,8 @@ const permissionsSchema = z
       })
       .strict()
       .prefault({}),
+    /** The fleet's MCP servers (`mcp.servers`) this agent may use; default none. */
+    mcp: z.array(mcpServerName).default([]),
   })
   .strict();
 
@@ -166,6 +169,11 @@ export const agentSchema = z
   .object({
     role: z.string().default(''),
     model: modelRef.default('default'),
+    /**
+     * Models this agent's calls fail over to (provider/model, in order), before the mesh's
+     * `llm.fallbacks`: an agent whose work needs a long context or a tool-capable model names its own.
+     */
+    fallbacks: z.array(providerModel).max(10).default([]),
     soul: z.string().default(''),
     tools: z
       .union([z.enum(TOOL_PROFILES), z.array(z.string().min(1))], {
@@ -190,6 +198,20 @@ export const agentSchema = z
     skills: agentSkillsSchema.prefault({}),
     /** `on_demand` (default) or `all` tool schemas per LLM call; see skills-config.ts. */
     tool_loading: toolLoadingSchema,
+    /**
+     * Standing pub/sub subscriptions, made (or kept, cursor and all) at every start; each pattern
+     * within `permissions.pubsub.subscribe`. `lane` (default) wakes the agent with each event.
+     */
+    subscriptions: z
+      .array(
+        z
+          .object({ pattern: topicPatternSchema, delivery: z.enum(['lane', 'stream']).default('lane') })
+          .strict(),
+      )
+      .max(20)
+      .default([]),
+    /** stdio MCP servers only this agent runs, inside its container (literal env only). */
+    mcp: z.record(mcpServerName, mcpStdioServerSchema).default({}),
   })
   .strict();
 export type AgentConfig = DeepReadonly<z.infer<typeof agentSchema>>;

@@ -96,6 +96,18 @@ export {
   instructionPutResponseSchema,
 } from './instructions-api.js';
 export {
+  isRemoteMcpServer,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  type McpServerSelf,
+  type McpStdioServerConfig,
+  mcpRemoteServerSchema,
+  mcpServerName,
+  mcpServerSchema,
+  mcpServerSelfSchema,
+  mcpStdioServerSchema,
+} from './mcp-config.js';
+export {
   agentMessageSchema,
   type BlackboardChange,
   type BlackboardEntry,
@@ -106,12 +118,18 @@ export {
   blackboardWatchQuerySchema,
   type MeshEvent,
   meshEventSchema,
+  publishAnswerSchema,
   publishRequestSchema,
+  pubsubEventsAnswerSchema,
   pubsubEventsQuerySchema,
+  type SubscriptionInfo,
   subscribeRequestSchema,
+  subscriptionSchema,
+  subscriptionsAnswerSchema,
   topicSchema,
 } from './mesh-api.js';
 export {
+  fallbacksFor,
   type MeshConfig,
   type MeshConfigInput,
   memoryEmbedder,

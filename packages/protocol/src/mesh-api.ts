@@ -82,6 +82,23 @@ export const subscribeRequestSchema = z
   })
   .strict();
 
+/** A durable subscription as the host answers it (`POST`/`GET /mesh/pubsub/subscriptions`). */
+export const subscriptionSchema = z.object({
+  id: z.number().int(),
+  agent: z.string(),
+  pattern: z.string(),
+  delivery: z.enum(['stream', 'lane']),
+  /** The last event acknowledged (or handed to the lane). */
+  cursor: z.number().int(),
+  created_at: z.number(),
+});
+export type SubscriptionInfo = z.infer<typeof subscriptionSchema>;
+
+/** Answers of the pub/sub routes: a publish, the event list, the subscription list. */
+export const publishAnswerSchema = z.object({ event: meshEventSchema });
+export const pubsubEventsAnswerSchema = z.object({ events: z.array(meshEventSchema) });
+export const subscriptionsAnswerSchema = z.object({ subscriptions: z.array(subscriptionSchema) });
+
 /** `GET /api/pubsub/events`: the newest events, optionally only topics matching `topic` (a topic pattern, bounded). */
 export const pubsubEventsQuerySchema = z.object({
   topic: topicPatternSchema.optional(),

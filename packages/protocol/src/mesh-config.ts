@@ -10,6 +10,7 @@ import {
 } from './config-fields.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { limitsSchema } from './limits-config.js';
+import { mcpSectionSchema } from './mcp-config.js';
 import { searchConfigSchema } from './search-config.js';
 
 const runtimeSchema = z
@@ -184,6 +185,7 @@ export const meshConfigSchema = z
     health: healthSchema.prefault({}),
     limits: limitsSchema.prefault({}),
     search: searchConfigSchema.prefault({}),
+    mcp: mcpSectionSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()
@@ -238,6 +240,8 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     const fields = asRecord(agent);
     if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
       checkProvider(fields.model, ['agents', name, 'model']);
+    for (const [i, model] of asArray(fields.fallbacks).entries())
+      checkProvider(model, ['agents', name, 'fallbacks', i]);
     const memoryEmbedder = asRecord(fields.memory).embedder;
     if (memoryEmbedder !== 'local' && !(TIER_NAMES as readonly unknown[]).includes(memoryEmbedder))
       checkProvider(memoryEmbedder, ['agents', name, 'memory', 'embedder']);
@@ -248,6 +252,24 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     const permissions = asRecord(fields.permissions);
     for (const [i, target] of asArray(permissions.message).entries()) {
       checkAgent(target, ['agents', name, 'permissions', 'message', i]);
+    }
+    checkMcpNames(name, permissions.mcp, fields.mcp);
+  }
+  function checkMcpNames(agent: string, granted: unknown, own: unknown): void {
+    const fleet = Object.keys(asRecord(asRecord(config.mcp).servers));
+    for (const [i, server] of asArray(granted).entries()) {
+      if (typeof server === 'string' && !fleet.includes(server))
+        issue(
+          ['agents', agent, 'permissions', 'mcp', i],
+          `no MCP server "${server}" under mcp.servers (have: ${fleet.join(', ') || 'none'})`,
+        );
+    }
+    for (const server of Object.keys(asRecord(own))) {
+      if (asArray(granted).includes(server))
+        issue(
+          ['agents', agent, 'mcp', server],
+          `"${server}" is both this agent's own server and a granted mcp.servers entry; rename one`,
+        );
     }
   }
   const telegram = asRecord(asRecord(config.channels).telegram);
@@ -277,6 +299,15 @@ export function providerKind(name: string, provider: ProviderConfig): (typeof PR
   return (PROVIDER_KINDS as readonly string[]).includes(name)
     ? (name as (typeof PROVIDER_KINDS)[number])
     : 'openai-compatible';
+}
+
+/**
+ * The models a call fails over to: the agent's own `fallbacks`, then the mesh's `llm.fallbacks`
+ * (each once); the mesh's alone for a caller that is no agent (the operator).
+ */
+export function fallbacksFor(config: MeshConfig, agent: string | undefined): string[] {
+  const own = agent === undefined ? [] : (config.agents[agent]?.fallbacks ?? []);
+  return [...new Set([...own, ...config.llm.fallbacks])];
 }
 
 /** Resolve an agent's `model` (a tier or provider/model) to provider/model. */

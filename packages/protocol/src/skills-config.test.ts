@@ -19,7 +19,10 @@ describe('agents.NAME.skills and agents.NAME.tool_loading', () => {
       agents: { a: { skills: { disable: ['x'], prompt_chars: 50_000 }, tool_loading: 'lazy' } },
     });
     expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
-      ['agents.a.skills.prompt_chars', 'at most 20000 characters: the list shares the prompt with the conversation'],
+      [
+        'agents.a.skills.prompt_chars',
+        'at most 20000 characters: the list shares the prompt with the conversation',
+      ],
       ['agents.a.skills', 'Unrecognized key: "disable"'],
       ['agents.a.tool_loading', 'Invalid option: expected one of "on_demand"|"all"'],
     ]);

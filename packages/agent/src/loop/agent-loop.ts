@@ -137,6 +137,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     // After a /compact, so memories the compaction took out of view may come back.
     const recalled = await deps.recall?.recall({
       conversationId,
+      ...(input.traceId !== undefined ? { traceId: input.traceId } : {}),
       message: directives.message,
       systemPrompt,
       history,

@@ -1,5 +1,4 @@
-import type { MemoryItem } from '@openlegion/memory';
-import { recalledIds } from './recall-block.js';
+import { memoryKey, type RecallItem, recalledKeys } from './recall-block.js';
 
 /** Shorter texts match too easily by accident to count as "already in the prompt". */
 const MIN_MATCH_CHARS = 12;
@@ -10,17 +9,17 @@ const MIN_MATCH_CHARS = 12;
  * saved facts, a memory_search result, the user's own words) that contains a memory's content.
  */
 export class HeldText {
-  readonly #ids: Set<number>;
+  readonly #keys: Set<string>;
   readonly #normalized: string;
 
   constructor(texts: readonly string[]) {
     const joined = texts.join('\n');
-    this.#ids = recalledIds(joined);
+    this.#keys = recalledKeys(joined);
     this.#normalized = normalize(joined);
   }
 
-  holds(item: Pick<MemoryItem, 'id' | 'content'>): boolean {
-    if (this.#ids.has(item.id)) return true;
+  holds(item: Pick<RecallItem, 'id' | 'scope' | 'content'>): boolean {
+    if (this.#keys.has(memoryKey(item))) return true;
     const content = normalize(item.content);
     return content.length >= MIN_MATCH_CHARS && this.#normalized.includes(content);
   }

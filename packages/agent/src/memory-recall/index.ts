@@ -12,9 +12,17 @@ export {
 export {
   formatRecallBlock,
   isTrustedMemory,
+  memoryKey,
   memoryMarker,
   type RecallBlock,
   type RecalledMemory,
-  recalledIds,
+  type RecallItem,
+  recalledKeys,
 } from './recall-block.js';
 export { RecallViews, withRecallViews } from './recall-views.js';
+export {
+  interleave,
+  meshSharedRecall,
+  SHARED_RECALL_TIMEOUT_MS,
+  type SharedRecallSource,
+} from './shared-recall.js';

@@ -116,3 +116,60 @@ describe('createMemoryRecall', () => {
     });
   });
 });
+
+describe('createMemoryRecall with shared scopes', () => {
+  const sharedItem = (id: number, scope: string, content: string) => ({
+    id,
+    scope,
+    category: 'entities',
+    content,
+    updatedAt: Date.parse('2026-11-20T10:00:00Z'),
+    source: 'tool' as const,
+    sourceRef: 'scout',
+  });
+
+  it('recalls a fact another agent wrote to global, fenced and named by scope and writer', async () => {
+    const engine = await engineWith([{ content: 'The deploy key for staging rotates every Monday.' }]);
+    const searched: string[] = [];
+    const recall = createMemoryRecall({
+      memory: () => engine,
+      recallChars: 2_000,
+      ownScope: 'agent:a',
+      shared: {
+        scopes: ['global', 'squad:ops'],
+        async search(scope, query, limit, traceId) {
+          searched.push(`${scope} ${limit} ${traceId}`);
+          return scope === 'global'
+            ? [sharedItem(1, 'global', `The staging deploy freeze starts Friday (${query.length}).`)]
+            : [];
+        },
+      },
+      logger: pino({ level: 'silent' }),
+    });
+    const turn = await recall.recall({ ...base, traceId: 't1', message: 'staging deploy key?' });
+    expect(searched).toEqual(['global 4 t1', 'squad:ops 4 t1']);
+    // Own memory 1 and global memory 1 are two memories: the ids are of different stores.
+    expect(turn.memories.map((memory) => `${memory.scope}:${memory.id}`)).toEqual(['agent:a:1', 'global:1']);
+    expect(turn.text).toContain('[memory global:1 · entities · saved 2026-11-20 · written by agent scout]');
+    expect(turn.memories[1]?.untrusted).toBe(true);
+  });
+
+  it("goes on with the agent's own memory when the host fails", async () => {
+    const engine = await engineWith([{ content: 'The deploy key for staging rotates every Monday.' }]);
+    const recall = createMemoryRecall({
+      memory: () => engine,
+      recallChars: 2_000,
+      ownScope: 'agent:a',
+      shared: {
+        scopes: ['global'],
+        search: async () => {
+          throw new Error('connect ECONNREFUSED');
+        },
+      },
+      logger: pino({ level: 'silent' }),
+    });
+    const turn = await recall.recall({ ...base, message: 'staging deploy key?' });
+    expect(turn.memories.map((memory) => memory.scope)).toEqual(['agent:a']);
+    expect(turn.error).toBeUndefined();
+  });
+});

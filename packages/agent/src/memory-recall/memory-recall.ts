@@ -6,8 +6,9 @@ import type { LlmMessage } from '../context/context-manager.js';
 import { estimateTokens } from '../context/token-estimate.js';
 import { contentText } from '../context/transcript.js';
 import { HeldText } from './held-memories.js';
-import { formatRecallBlock, type RecalledMemory } from './recall-block.js';
+import { formatRecallBlock, type RecalledMemory, type RecallItem } from './recall-block.js';
 import { RecallViews } from './recall-views.js';
+import { interleave, type SharedRecallSource } from './shared-recall.js';
 
 /** Candidates asked of the engine: more than fit a default budget, so dropping held ones leaves enough. */
 export const RECALL_CANDIDATES = 8;
@@ -34,6 +35,8 @@ export interface TurnRecall {
 
 export interface RecallInput {
   conversationId: string;
+  /** The turn's trace, sent with the shared scopes' searches. */
+  traceId?: string;
   /** The user's message (or the task): what the search is for. */
   message: string;
   systemPrompt: string;
@@ -54,6 +57,8 @@ export interface MemoryRecallDeps {
   recallChars: number;
   /** The agent's own scope (`agent:NAME`): its own memory_save notes are trusted, the rest fenced. */
   ownScope: string;
+  /** The shared scopes this agent may read (through the host); none when absent. */
+  shared?: SharedRecallSource;
   logger: Logger;
 }
 
@@ -82,9 +87,13 @@ export function createMemoryRecall(deps: MemoryRecallDeps): MemoryRecall {
       const query = input.message.trim().slice(0, MAX_QUERY_CHARS);
       if (deps.recallChars <= 0 || query === '') return empty();
       try {
-        const { hits } = await deps.memory().search({ query, limit: RECALL_CANDIDATES });
+        const [own, ...shared] = await Promise.all([
+          deps.memory().search({ query, limit: RECALL_CANDIDATES }),
+          ...(deps.shared?.scopes ?? []).map((scope) => searchShared(deps, scope, query, input)),
+        ]);
+        const hits = interleave([own?.hits.map((hit) => hit.item) ?? [], ...shared]);
         const held = new HeldText(heldTexts(input, views.last(input.conversationId)));
-        const fresh = hits.map((hit) => hit.item).filter((item) => !held.holds(item));
+        const fresh = hits.filter((item) => !held.holds(item));
         const block = formatRecallBlock(fresh, { budgetChars: deps.recallChars, ownScope });
         return {
           text: block.text,
@@ -104,6 +113,27 @@ export function createMemoryRecall(deps: MemoryRecallDeps): MemoryRecall {
       }
     },
   };
+}
+
+/** Candidates asked of each shared scope: fewer than the agent's own, whose memory comes first. */
+const SHARED_CANDIDATES = 4;
+
+/** A shared scope's hits; a failing host or scope is logged and recall goes on without it. */
+async function searchShared(
+  deps: MemoryRecallDeps,
+  scope: string,
+  query: string,
+  input: RecallInput,
+): Promise<RecallItem[]> {
+  try {
+    return (await deps.shared?.search(scope, query, SHARED_CANDIDATES, input.traceId)) ?? [];
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, scope, conversation: input.conversationId },
+      'shared memory recall failed; the turn goes on without that scope',
+    );
+    return [];
+  }
 }
 
 /** Everything the next prompt holds besides this turn's recall. */

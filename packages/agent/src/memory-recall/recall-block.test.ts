@@ -1,7 +1,7 @@
 import type { MemoryItem } from '@openlegion/memory';
 import { describe, expect, it } from 'vitest';
 import { HeldText } from './held-memories.js';
-import { formatRecallBlock, isTrustedMemory, recalledIds } from './recall-block.js';
+import { formatRecallBlock, isTrustedMemory, recalledKeys } from './recall-block.js';
 
 const SAVED = Date.parse('2026-11-20T10:00:00Z');
 
@@ -66,7 +66,7 @@ describe('formatRecallBlock', () => {
     );
     const fence = block.text.slice(block.text.indexOf('<untrusted'));
     expect(fence).toContain('[memory 2 · entities · saved 2026-11-20 · extracted from conversation c1]');
-    expect(fence).toContain('[memory 3 · entities · global · saved 2026-11-20 · by memory_save]');
+    expect(fence).toContain('[memory global:3 · entities · saved 2026-11-20 · written by the operator]');
     expect(block.text.indexOf('Own note.')).toBeLessThan(block.text.indexOf('<untrusted'));
     expect(block.memories.map((memory) => memory.untrusted)).toEqual([false, true, true]);
   });
@@ -134,17 +134,43 @@ describe('isTrustedMemory', () => {
 describe('HeldText', () => {
   it('holds a memory whose marker is in view', () => {
     const text = formatRecallBlock([item({ id: 42, content: 'The cat is called Miso.' })], own).text;
-    expect([...recalledIds(text)]).toEqual([42]);
-    expect(new HeldText([text]).holds({ id: 42, content: 'changed since' })).toBe(true);
+    expect([...recalledKeys(text)]).toEqual(['42']);
+    expect(new HeldText([text]).holds({ id: 42, scope: 'agent:a', content: 'changed since' })).toBe(true);
+  });
+
+  it("tells a shared memory from the agent's own memory of the same id", () => {
+    const shared = item({
+      id: 42,
+      scope: 'global',
+      sourceRef: 'scout',
+      content: 'The office moved to Lyon.',
+    });
+    const text = formatRecallBlock([shared], own).text;
+    expect(text).toContain('[memory global:42 · entities · saved 2026-11-20 · written by agent scout]');
+    expect([...recalledKeys(text)]).toEqual(['global:42']);
+    const held = new HeldText([text]);
+    expect(held.holds({ id: 42, scope: 'global', content: 'changed since' })).toBe(true);
+    expect(held.holds({ id: 42, scope: 'agent:a', content: 'another fact entirely' })).toBe(false);
+  });
+
+  it('fences a shared memory as untrusted, even one saved with memory_save', () => {
+    const block = formatRecallBlock(
+      [item({ scope: 'squad:ops', sourceRef: null, content: 'Deploys freeze on Fridays.' })],
+      own,
+    );
+    expect(block.memories[0]?.untrusted).toBe(true);
+    expect(block.text).toContain(
+      '[memory squad:ops:1 · entities · saved 2026-11-20 · written by the operator]',
+    );
   });
 
   it('holds a memory whose content the prompt already shows (MEMORY.md), whatever its spacing and case', () => {
     const held = new HeldText(['# Your notes (MEMORY.md)\n\n- the CAT is   called\nMiso.']);
-    expect(held.holds({ id: 1, content: 'The cat is called Miso.' })).toBe(true);
-    expect(held.holds({ id: 2, content: 'The dog is called Rex.' })).toBe(false);
+    expect(held.holds({ id: 1, scope: 'agent:a', content: 'The cat is called Miso.' })).toBe(true);
+    expect(held.holds({ id: 2, scope: 'agent:a', content: 'The dog is called Rex.' })).toBe(false);
   });
 
   it('does not count a very short content as held by accident', () => {
-    expect(new HeldText(['yes it is']).holds({ id: 3, content: 'yes' })).toBe(false);
+    expect(new HeldText(['yes it is']).holds({ id: 3, scope: 'agent:a', content: 'yes' })).toBe(false);
   });
 });

@@ -1,5 +1,15 @@
 import type { MemoryItem } from '@openlegion/memory';
+import { isSharedMemoryScope } from '@openlegion/protocol';
 import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
+
+/**
+ * What recall formats: a memory of the agent's own store, or of a shared scope the host keeps
+ * (there `sourceRef` is the agent that wrote it, null for the operator).
+ */
+export type RecallItem = Pick<
+  MemoryItem,
+  'id' | 'scope' | 'category' | 'content' | 'updatedAt' | 'source' | 'sourceRef'
+>;
 
 /** A memory as it goes into a prompt: what the block shows and what `/debug` and traces report. */
 export interface RecalledMemory {
@@ -33,16 +43,24 @@ const UNTRUSTED_SOURCE = 'memory saved from conversations or by other agents';
 const MIN_ITEM_TEXT_CHARS = 40;
 const ELLIPSIS = '…';
 
-/** The marker each recalled memory carries: how a later turn sees that it is already in the prompt. */
-export function memoryMarker(id: number): string {
-  return `[memory ${id} ·`;
+/**
+ * A recalled memory's key: its id in the agent's own store (`12`), or scope and id for a shared
+ * scope's (`global:12`), whose ids are another store's.
+ */
+export function memoryKey(item: Pick<RecallItem, 'id' | 'scope'>): string {
+  return isSharedMemoryScope(item.scope) ? `${item.scope}:${item.id}` : String(item.id);
 }
 
-/** The ids of memories already recalled into `text` (their markers). */
-export function recalledIds(text: string): Set<number> {
-  const ids = new Set<number>();
-  for (const match of text.matchAll(/\[memory (\d+) ·/g)) ids.add(Number(match[1]));
-  return ids;
+/** The marker each recalled memory carries: how a later turn sees that it is already in the prompt. */
+export function memoryMarker(item: Pick<RecallItem, 'id' | 'scope'>): string {
+  return `[memory ${memoryKey(item)} ·`;
+}
+
+/** The keys of memories already recalled into `text` (their markers). */
+export function recalledKeys(text: string): Set<string> {
+  const keys = new Set<string>();
+  for (const match of text.matchAll(/\[memory ((?:[A-Za-z0-9:._-]+:)?\d+) ·/g)) keys.add(match[1] ?? '');
+  return keys;
 }
 
 /**
@@ -50,7 +68,7 @@ export function recalledIds(text: string): Set<number> {
  * into the agent's own scope, like its MEMORY.md. Facts extracted from conversations (which carry
  * tool output and web pages) and anything in a shared scope (other agents write there) are data.
  */
-export function isTrustedMemory(item: Pick<MemoryItem, 'source' | 'scope'>, ownScope: string): boolean {
+export function isTrustedMemory(item: Pick<RecallItem, 'source' | 'scope'>, ownScope: string): boolean {
   return (item.source === 'tool' || item.source === 'import') && item.scope === ownScope;
 }
 
@@ -60,7 +78,7 @@ export function isTrustedMemory(item: Pick<MemoryItem, 'source' | 'scope'>, ownS
  * is left; recall stops when what is left is too small to say anything.
  */
 export function formatRecallBlock(
-  items: readonly MemoryItem[],
+  items: readonly RecallItem[],
   options: { budgetChars: number; ownScope: string },
 ): RecallBlock {
   const trusted: string[] = [];
@@ -95,14 +113,19 @@ export function formatRecallBlock(
 }
 
 /** `[memory 12 · preferences · saved 2026-11-20 · by memory_save]`: enough to weigh and cite it. */
-function provenance(item: MemoryItem): string {
+function provenance(item: RecallItem): string {
   const saved = new Date(item.updatedAt).toISOString().slice(0, 10);
   const from = sourceLabel(item);
-  const scope = item.scope.startsWith('agent:') ? '' : ` · ${item.scope}`;
-  return `${memoryMarker(item.id)} ${item.category}${scope} · saved ${saved} · ${from}]`;
+  // A shared memory's key names its scope already.
+  const scope = item.scope.startsWith('agent:') || isSharedMemoryScope(item.scope) ? '' : ` · ${item.scope}`;
+  return `${memoryMarker(item)} ${item.category}${scope} · saved ${saved} · ${from}]`;
 }
 
-function sourceLabel(item: MemoryItem): string {
+function sourceLabel(item: RecallItem): string {
+  if (isSharedMemoryScope(item.scope))
+    return item.sourceRef
+      ? `written by agent ${oneLine(item.sourceRef).slice(0, 60)}`
+      : 'written by the operator';
   const ref = item.sourceRef ? ` ${oneLine(item.sourceRef).slice(0, 60)}` : '';
   switch (item.source) {
     case 'tool':

@@ -152,4 +152,25 @@ describe('cron', () => {
     expect(byB.statusCode).toBe(404);
     await host.stop();
   });
+
+  it('refuses an agent removing a job mesh.yaml gave it (its heartbeat is the operator\'s)', async () => {
+    const { lanes } = recordingLanes();
+    const host = await startFeatureTestHost(
+      [cronFeature({ lanes })],
+      meshWith([{ schedule: 'every 1m', heartbeat: true }]),
+    );
+    const refused = await host.app.inject({
+      method: 'DELETE',
+      url: `/mesh/cron/${encodeURIComponent('a#0')}`,
+      headers: host.agentAuth('a'),
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toMatchObject({
+      code: 'MESH_FORBIDDEN',
+      message: 'cron job "a#0" comes from mesh.yaml; agent "a" may remove only the jobs it added',
+    });
+    const listed = await host.app.inject({ method: 'GET', url: '/mesh/cron', headers: host.agentAuth('a') });
+    expect(listed.json().jobs.map((job: { id: string }) => job.id)).toEqual(['a#0']);
+    await host.stop();
+  });
 });

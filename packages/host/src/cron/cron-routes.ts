@@ -96,7 +96,16 @@ export function registerCronRoutes(app: FastifyInstance, deps: CronRouteDeps): v
   });
   app.delete('/mesh/cron/:id', { config: agentAuth }, async (request) => {
     const { id } = parseRequest(jobParams, request.params, 'params');
-    find(id, requireAgent(request));
+    const agent = requireAgent(request);
+    const job = find(id, agent);
+    // A job from mesh.yaml (or the operator) is the operator's: an agent talked into it must not
+    // switch off its own heartbeat or a scheduled report.
+    if (job.origin !== 'agent')
+      throw new OpenLegionError(
+        'MESH_FORBIDDEN',
+        `cron job "${id}" comes from ${job.origin === 'config' ? 'mesh.yaml' : 'the operator'}; agent "${agent}" may remove only the jobs it added`,
+        { details: { id } },
+      );
     deps.repo().remove(id);
     return { ok: true };
   });

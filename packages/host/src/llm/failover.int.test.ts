@@ -5,13 +5,14 @@ import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-t
 import { environmentSecrets } from '../secrets/index.js';
 import { llmFeature } from './llm-feature.js';
 
-const MODELS = ['primary', 'backup', 'third'];
+const MODELS = ['primary', 'backup', 'third', 'fourth'];
 const opened: Array<{ host: FeatureTestHost; llm: FakeLlm }> = [];
 
 /** A host whose provider `up` is a fake LLM answering as `rules` say (then "ok from MODEL"). */
 async function meshWith(
   rules: NonNullable<FakeLlmScriptInput['rules']>,
   strategy: 'cascade' | 'round-robin' = 'cascade',
+  agentFallbacks: string[] = [],
 ) {
   const llm = await startFakeLlm({
     script: {
@@ -29,17 +30,17 @@ async function meshWith(
       fallback_strategy: strategy,
       providers: { up: { kind: 'openai-compatible', base_url: llm.url, api_key: 'env:UP_KEY' } },
     },
-    agents: { a: {} },
+    agents: { a: { fallbacks: agentFallbacks }, b: {} },
   };
   const host = await startFeatureTestHost([llmFeature()], config, {
     secrets: environmentSecrets({ UP_KEY: 'k' }),
   });
   opened.push({ host, llm });
-  const ask = async (model = 'up/primary') => {
+  const ask = async (model = 'up/primary', agent = 'a') => {
     const response = await host.app.inject({
       method: 'POST',
       url: '/v1/chat/completions',
-      headers: host.agentAuth('a'),
+      headers: host.agentAuth(agent),
       payload: { model, messages: [{ role: 'user', content: 'hi' }] },
     });
     return { status: response.statusCode, body: response.json() };
@@ -288,5 +289,23 @@ describe('failover with cooldowns', () => {
       await mesh.host.clock.advance(25 * 60_000); // primary back each time, and failing again
     }
     expect(answers).toEqual(['ok from backup', 'ok from third', 'ok from backup', 'ok from third']);
+  });
+
+  it("tries an agent's own fallbacks before the mesh's, and only for that agent", async () => {
+    const mesh = await meshWith(
+      [
+        { match: { model: 'primary' }, fail: { status: 503 } },
+        { match: { model: 'backup' }, fail: { status: 503 } },
+      ],
+      'cascade',
+      ['up/fourth'],
+    );
+    expect(answerText((await mesh.ask('up/primary', 'a')).body)).toBe('ok from fourth');
+    expect(mesh.calledModels()).toEqual(['primary', 'fourth']);
+    mesh.llm.reset();
+    // b has no fallbacks of its own: the mesh's (primary cools down, backup fails, third answers).
+    expect(answerText((await mesh.ask('up/primary', 'b')).body)).toBe('ok from third');
+    // and b may not call a's fallback directly: it is a's spend.
+    expect((await mesh.ask('up/fourth', 'b')).status).toBe(403);
   });
 });

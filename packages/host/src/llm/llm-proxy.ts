@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import {
+  fallbacksFor,
   isOpenLegionError,
   type MeshConfig,
   OpenLegionError,
@@ -216,7 +217,8 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
   const board = new ModelHealthBoard(options.clock ?? systemClock);
   let rotation = 0;
   const forwardWithFailover: LlmProxy['forwardWithFailover'] = async (requested, path, body, context) => {
-    const { fallbacks, fallback_strategy: strategy } = options.config.llm;
+    const strategy = options.config.llm.fallback_strategy;
+    const fallbacks = fallbacksFor(options.config, context.agent);
     let others = path === '/chat/completions' ? fallbacks.filter((model) => model !== requested.model) : [];
     if (strategy === 'round-robin' && others.length > 0) {
       const start = rotation++ % others.length;
@@ -335,6 +337,7 @@ function configuredModels(config: MeshConfig): string[] {
       llm.default_model,
       ...TIER_NAMES.map((tier) => resolveModel(config, tier)),
       ...llm.fallbacks,
+      ...Object.values(config.agents).flatMap((agent) => agent.fallbacks),
       ...(llm.embedding_model ? [llm.embedding_model] : []),
     ]),
   ];

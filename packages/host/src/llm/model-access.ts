@@ -1,4 +1,5 @@
 import {
+  fallbacksFor,
   type MeshConfig,
   memoryEmbedder,
   OpenLegionError,
@@ -16,7 +17,7 @@ export function allowedModels(config: MeshConfig, agent: string): Set<string> {
     ...(own ? [resolveModel(config, own)] : []),
     config.llm.default_model,
     ...TIER_NAMES.map((tier) => resolveModel(config, tier)),
-    ...config.llm.fallbacks,
+    ...fallbacksFor(config, agent),
     ...(config.llm.embedding_model ? [config.llm.embedding_model] : []),
     // The agent's own memory embedder, when it names one (agents.NAME.memory.embedder).
     ...(own !== undefined && memoryEmbedder(config, agent) !== 'local'

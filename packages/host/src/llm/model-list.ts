@@ -20,6 +20,7 @@ export function listConfiguredModels(config: MeshConfig): ModelList {
     config.llm.default_model,
     ...TIER_NAMES.map((tier) => resolveModel(config, tier)),
     ...config.llm.fallbacks,
+    ...Object.values(config.agents).flatMap((agent) => agent.fallbacks),
     ...(config.llm.embedding_model ? [config.llm.embedding_model] : []),
     ...Object.values(config.agents).map((agent) => resolveModel(config, agent.model)),
   ];

@@ -1,4 +1,5 @@
 import type { Timer } from '@openlegion/infra/clock';
+import { type MeshConfig, OpenLegionError } from '@openlegion/protocol';
 import { type HostFeature, serviceKey } from '../features/index.js';
 import { LANES, type Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
@@ -35,6 +36,7 @@ export function pubsubFeature(
       const permissions = MeshPermissions.of(context.config);
       const logger = context.logger.child({ component: 'pubsub' });
       const pubsub = new Pubsub({ store, lanes, permissions, clock: context.clock, logger });
+      const standing = standingSubscriptions(context.config, permissions);
       lanes.countPendingEventsWith((agent) => pubsub.pendingEvents(agent));
       context.provide(PUBSUB, pubsub);
       let prune: Timer | undefined;
@@ -51,6 +53,8 @@ export function pubsubFeature(
             limits: context.config.limits,
           }),
         async start() {
+          for (const { agent, pattern, delivery } of standing)
+            store.subscribe(agent, pattern, delivery, context.clock.now());
           // Events published while the host was down, or that could not wake their subscriber, go now.
           await pubsub.catchUp();
           const sweep = () => {
@@ -65,4 +69,25 @@ export function pubsubFeature(
       };
     },
   };
+}
+
+/**
+ * mesh.yaml's `agents.NAME.subscriptions`, each checked against the agent's own
+ * `permissions.pubsub.subscribe` (as the route checks an agent's own request): a refused one stops
+ * the start, naming the line, rather than leaving an agent deaf to what its config promises.
+ */
+export function standingSubscriptions(
+  config: MeshConfig,
+  permissions: MeshPermissions,
+): { agent: string; pattern: string; delivery: 'lane' | 'stream' }[] {
+  return Object.entries(config.agents).flatMap(([agent, { subscriptions }]) =>
+    subscriptions.map(({ pattern, delivery }, index) => {
+      if (!permissions.can(agent, 'pubsub.subscribe', pattern))
+        throw new OpenLegionError(
+          'CONFIG_INVALID',
+          `agents.${agent}.subscriptions.${index}: "${pattern}" is not within agents.${agent}.permissions.pubsub.subscribe; add it there`,
+        );
+      return { agent, pattern, delivery };
+    }),
+  );
 }

@@ -129,4 +129,37 @@ describe('pub/sub', () => {
       'research.b',
     ]);
   });
+
+  it('makes the standing subscriptions of mesh.yaml at start, and refuses one outside the permission', async () => {
+    const standing: MeshConfigInput = {
+      ...config,
+      agents: {
+        ...config.agents,
+        writer: {
+          permissions: { pubsub: { subscribe: ['research.*'] } },
+          subscriptions: [{ pattern: 'research.*' }],
+        },
+      },
+    };
+    const lanes = scriptedLanes(() => 'hold');
+    const host = await startFeatureTestHost([lanes, pubsubFeature({ lanes })], standing);
+    hosts.push(host);
+    await host.app.inject({
+      method: 'POST',
+      url: '/mesh/pubsub/publish',
+      headers: host.agentAuth('researcher'),
+      payload: { topic: 'research.done', payload: { n: 1 } },
+    });
+    expect(lanes.items().map((item) => [item.agent, item.source])).toEqual([['writer', 'pubsub']]);
+
+    const refused: MeshConfigInput = {
+      ...config,
+      agents: { ...config.agents, writer: { subscriptions: [{ pattern: 'secret.*', delivery: 'stream' }] } },
+    };
+    await expect(startFeatureTestHost([lanes, pubsubFeature({ lanes })], refused)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message:
+        'agents.writer.subscriptions.0: "secret.*" is not within agents.writer.permissions.pubsub.subscribe; add it there',
+    });
+  });
 });

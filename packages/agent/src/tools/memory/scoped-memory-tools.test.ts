@@ -23,6 +23,7 @@ function setUp(answer: unknown = {}) {
       calls.push(call);
       return answer;
     },
+    events: async () => [],
   };
   const tools = createScopedMemoryTools(
     {

@@ -1,5 +1,7 @@
 import { createJsonClient } from '@openlegion/infra/http';
+import type { SseFrame } from '@openlegion/infra/sse';
 import { TRACE_HEADER } from '@openlegion/protocol';
+import { type MeshEventsCall, readMeshEvents } from './mesh-events.js';
 
 /** Per-call limit when the caller gives none: the host answers these from memory or its database. */
 const MESH_CALL_TIMEOUT_MS = 30_000;
@@ -31,6 +33,8 @@ export interface MeshClient {
    * `MESH_NOT_RUNNING` when the host cannot be reached or does not answer in time.
    */
   call(call: MeshCall): Promise<unknown>;
+  /** The first frames of an SSE route (watch, stream), then closed; see {@link readMeshEvents}. */
+  events(call: MeshEventsCall): Promise<SseFrame[]>;
 }
 
 /** A {@link MeshClient} over infra's JSON client: no retries, since tool calls are the model's to repeat. */
@@ -53,5 +57,6 @@ export function createMeshClient(options: MeshClientOptions): MeshClient {
       });
       return answer.json;
     },
+    events: (call) => readMeshEvents(options, { ...call, traceId: call.traceId ?? options.traceId?.() }),
   };
 }
