@@ -4,7 +4,7 @@ import { createToolSearchTool } from './tool-search-tool.js';
 
 /**
  * The tools whose schemas every call carries when tools load on demand: what most turns need
- * (files, commands, the web, memory, messaging) and `skill_view`. The rest cost ~4,000 tokens
+ * (files, commands, the web, memory, messaging) and `skill_view`. The rest cost ~4,700 tokens
  * a call and are loaded by `tool_search` when wanted. `grep_files` is left out to keep the core
  * under 2,000 tokens with `tool_search` (bench tool-tokens): `run_command` greps as well, and a
  * call to it by name still runs.
