@@ -6,6 +6,7 @@ const source = (file: string) => fileURLToPath(new URL(`./packages/${file}`, imp
 // Tests run from source: each workspace package (and subpath export) resolves to its src/.
 const alias = [
   { find: /^@openlegion\/infra\/([a-z-]+)$/, replacement: source('infra/src/$1/index.ts') },
+  { find: /^@openlegion\/agent\/skills$/, replacement: source('agent/src/skills/index.ts') },
   { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
   { find: /^@openlegion\/host\/mesh$/, replacement: source('host/src/mesh.ts') },
   { find: /^@openlegion\/host\/vault$/, replacement: source('host/src/vault/index.ts') },

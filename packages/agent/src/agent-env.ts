@@ -16,6 +16,8 @@ const agentEnvSchema = z.object({
   AGENT_PORT: z.preprocess(unsetWhenEmpty, z.coerce.number().int().min(0).max(65_535).default(AGENT_PORT)),
   AGENT_HOST: z.preprocess(unsetWhenEmpty, z.string().default('0.0.0.0')),
   AGENT_DATA_DIR: z.preprocess(unsetWhenEmpty, z.string().default('/data')),
+  /** The fleet's `skills/` folder, set by the host's runtime when mesh.yaml has one (read-only); '' for none. */
+  AGENT_FLEET_SKILLS_DIR: z.preprocess(unsetWhenEmpty, z.string().default('')),
   LOG_LEVEL: z.preprocess(
     unsetWhenEmpty,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -10,7 +10,10 @@ import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { type AgentLoop, type AgentLoopDeps, createAgentLoop } from './loop/agent-loop.js';
+import { createMcpTransport, McpManager } from './mcp/index.js';
+import type { McpOperator } from './mcp/mcp-routes.js';
 import { createMemoryRecall, meshSharedRecall, withRecallViews } from './memory-recall/index.js';
+import { createSkillViewTool, type SkillSnapshot } from './skills/index.js';
 import {
   type ChildLoopFactory,
   createSubagentTools,
@@ -18,8 +21,6 @@ import {
   SUBAGENT_TOOL_NAMES,
   SubagentManager,
 } from './subagents/index.js';
-import { createMcpTransport, McpManager } from './mcp/index.js';
-import type { McpOperator } from './mcp/mcp-routes.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { createMeshClient } from './tools/index.js';
@@ -48,6 +49,8 @@ export interface AgentRuntimeDeps {
   token: string;
   dataDir: string;
   workspace: string;
+  /** The agent's skills (bundled, fleet, workspace), for `skill_view` and the prompt. */
+  skills?: () => Promise<SkillSnapshot>;
   logger: Logger;
   retryDelaysMs?: readonly number[];
 }
@@ -82,9 +85,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     childLoop: (child) => childLoop(child),
     logger,
   });
+  const skillTools = deps.skills ? [createSkillViewTool(deps.skills)] : [];
   const selected = selectTools(self.tools, [
     ...agentTools.tools,
     ...lcmTools,
+    ...skillTools,
     ...createSubagentTools(subagents, 0),
   ]);
   if (selected.unknown.length > 0) {
@@ -141,6 +146,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     contextManager: withRecallViews(context, recall.views),
     recall,
     tools,
+    ...(deps.skills ? { skills: deps.skills } : {}),
     workspace: deps.workspace,
     instructions: hostInstructions(
       createHostClient({

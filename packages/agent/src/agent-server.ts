@@ -12,6 +12,7 @@ import type { AgentLoop } from './loop/agent-loop.js';
 import { type McpOperator, mcpRoutes } from './mcp/mcp-routes.js';
 import { memoryRoutes } from './memory-routes.js';
 import { turnRoutes } from './routes/turn-routes.js';
+import { type SkillSnapshot, skillsRoutes } from './skills/index.js';
 import { workspaceRoutes } from './workspace/workspace-routes.js';
 
 /** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */
@@ -43,6 +44,8 @@ export interface AgentServerDeps {
   workspace?: string;
   /** The lossless context store; without it the `/lcm/*` routes are not served. */
   lcm?: () => SummaryStore;
+  /** The agent's skills; without them (or the workspace) `/skills/*` is not served. */
+  skills?: () => Promise<SkillSnapshot>;
 }
 
 /** Bodies are parsed with zod, so fastify need not build ajv and fast-json-stringify at start-up. */
@@ -52,7 +55,7 @@ const noJsonSchemas = () => () => {
 
 /**
  * The agent's HTTP API: `GET /status` (public); with the bearer token `POST /chat`, `POST /task`
- * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*`, `/lcm/*` and `/mcp/*`. Closing the
+ * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*`, `/lcm/*`, `/mcp/*` and `/skills/`. Closing the
  * server aborts the turns in flight.
  */
 export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
@@ -93,6 +96,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     if (deps.workspace) authed.register(workspaceRoutes(deps.workspace));
     if (deps.lcm) authed.register(lcmRoutes(deps.lcm));
     authed.register(mcpRoutes(() => deps.ready()?.mcp?.()));
+    if (deps.skills && deps.workspace) authed.register(skillsRoutes(deps.skills, deps.workspace));
     authed.register(
       turnRoutes({
         loop: () => deps.ready()?.loop,

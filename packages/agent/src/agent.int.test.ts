@@ -154,36 +154,29 @@ describe('agent (in process, stand-in host, fake LLM)', () => {
     ]).toEqual([['v4', 'v4', 'v5'], 3]);
   });
 
-  it('offers the model every tool of its default profile (full), the browser included', async () => {
+  it('offers the core tools and tool_search by default; tool_search reaches the rest of the full profile, the browser included', async () => {
     await chat('hi');
     const body = llm.requests.find((r) => r.path === '/v1/chat/completions')?.body as
-      | { tools?: { function: { name: string } }[] }
+      | { tools?: { function: { name: string; description: string } }[] }
       | undefined;
     const names = body?.tools?.map((tool) => tool.function.name) ?? [];
-    for (const name of [
+    expect(names).toEqual([
       'read_file',
       'write_file',
       'edit_file',
       'list_files',
-      'grep_files',
       'run_command',
-      'process_start',
-      'http_request',
       'web_fetch',
       'web_search',
-      'blackboard_get',
-      'blackboard_put',
-      'blackboard_list',
-      'publish',
       'message_agent',
       'memory_search',
       'memory_save',
-      'browser_navigate',
-      'browser_snapshot',
-      'browser_click',
-    ])
-      expect(names).toContain(name);
-    expect(new Set(names).size).toBe(names.length);
+      'skill_view',
+      'tool_search',
+    ]);
+    const search = body?.tools?.find((tool) => tool.function.name === 'tool_search')?.function.description;
+    for (const group of ['files', 'runtime', 'web', 'mesh', 'browser'])
+      expect(search).toMatch(new RegExp(`\\b${group} \\(\\d+\\)`));
   });
 
   it("sends the first turn's messages with the second turn", async () => {

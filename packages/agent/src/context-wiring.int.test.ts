@@ -17,6 +17,8 @@ const self = agentSelfSchema.parse({
   model: 'scripted/gpt-test',
   soul: '',
   tools: 'minimal',
+  // The 4,000-token window and the padding were sized with every tool schema on each call.
+  tool_loading: 'all',
   context: { window_tokens: 4_000 },
 });
 const EARLY_FACT = 'My locker code is 4417.';

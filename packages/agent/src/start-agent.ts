@@ -17,6 +17,7 @@ import { loadLlmClient } from './llm-client.js';
 import { deferredLoop } from './loop/deferred-loop.js';
 import { agentMemoryOptions } from './memory/agent-memory-options.js';
 import { type MemoryBackfill, startMemoryBackfill } from './memory/memory-backfill.js';
+import { skillSource } from './skills/skill-source.js';
 import { ignoredInstructionFiles, ignoredInstructionsMessage } from './workspace/ignored-instructions.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 
@@ -81,6 +82,11 @@ export async function startAgent(options: {
   let backfill: MemoryBackfill | undefined;
   let readyAgent: ReadyAgent | undefined;
   const lcm = lazyLcmStore(join(env.AGENT_DATA_DIR, 'agent.db'), logger);
+  const skills = skillSource({
+    workspace,
+    fleetDir: env.AGENT_FLEET_SKILLS_DIR || undefined,
+    disabled: () => readyAgent?.self.skills.disabled ?? [],
+  });
   const app = createAgentServer({
     env,
     store,
@@ -90,6 +96,7 @@ export async function startAgent(options: {
     memory,
     workspace,
     lcm: lcm.get,
+    skills,
   });
   let runtime: Promise<AgentRuntime> | undefined;
   let closed = false;
@@ -133,6 +140,7 @@ export async function startAgent(options: {
           token: env.MESH_TOKEN,
           dataDir: env.AGENT_DATA_DIR,
           workspace,
+          skills,
           logger,
           ...(options.tuning?.llmRetryDelaysMs ? { retryDelaysMs: options.tuning.llmRetryDelaysMs } : {}),
         }),

@@ -18,6 +18,7 @@ import { ConversationStore } from '../src/conversation-store.js';
 import { loadLlmClient } from '../src/llm-client.js';
 import { type AgentLoop, createAgentLoop } from '../src/loop/agent-loop.js';
 import type { MemoryRecall } from '../src/memory-recall/index.js';
+import type { SkillSnapshot } from '../src/skills/index.js';
 import { type InstructionSource, TEMPLATE_INSTRUCTIONS } from '../src/workspace/operator-instructions.js';
 import { scaffoldWorkspace } from '../src/workspace/workspace-scaffold.js';
 import { createPassThroughContextManager } from './pass-through-context-manager.js';
@@ -107,6 +108,8 @@ export interface HarnessOptions {
   recall?: MemoryRecall;
   /** Tools that ask first (none by default). */
   approval?: ToolApprovalGate;
+  /** The agent's skills (none by default). */
+  skills?: () => Promise<SkillSnapshot>;
 }
 
 /** A loop against the scripted LLM on loopback, with a real store and a scaffolded workspace. */
@@ -117,6 +120,9 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     role: 'tester',
     model: TEST_MODEL,
     soul: '',
+    // These tests are about the loop with toy tools, which are not core tools: every tool is offered
+    // unless a test is about loading on demand (it sets `tool_loading: 'on_demand'`).
+    tool_loading: 'all',
     ...options.self,
   });
   const llm = await startFakeLlm({ script: { models: [TEST_MODEL], ...(options.script as object) } });
@@ -140,6 +146,7 @@ export async function startLoopHarness(options: HarnessOptions): Promise<LoopHar
     logger: pino({ level: 'silent' }),
     ...(options.recall ? { recall: options.recall } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.skills ? { skills: options.skills } : {}),
     ...(options.streamIdleTimeoutMs ? { streamIdleTimeoutMs: options.streamIdleTimeoutMs } : {}),
     clock: {
       now: () => Date.parse('2026-03-04T05:06:07Z'),

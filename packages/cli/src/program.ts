@@ -15,6 +15,7 @@ import { registerMeshCommands } from './commands/mesh-commands.js';
 import { registerPubsubCommands } from './commands/pubsub.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
+import { registerSkillsCommands } from './commands/skills.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerTelegramCommands } from './commands/telegram.js';
@@ -131,6 +132,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerMemoryCommands(program, kit);
   registerLcmCommands(program, kit);
   registerMcpCommands(program, kit);
+  registerSkillsCommands(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);

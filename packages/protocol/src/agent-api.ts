@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { mcpServerSelfSchema } from './mcp-config.js';
+import { SKILLS_PROMPT_CHARS_DEFAULT, TOOL_LOADING_MODES } from './skills-config.js';
 
 /**
  * The one header that carries a trace id from hop to hop: CLI to host, host to agent, agent to host
@@ -134,6 +135,15 @@ export const agentSelfSchema = z.object({
         .prefault({}),
     })
     .prefault({}),
+  /** mesh.yaml `agents.NAME.skills`; absent from an older host: none disabled, default budget. */
+  skills: z
+    .object({
+      disabled: z.array(z.string()).default([]),
+      prompt_chars: z.number().int().nonnegative().default(SKILLS_PROMPT_CHARS_DEFAULT),
+    })
+    .prefault({}),
+  /** mesh.yaml `agents.NAME.tool_loading`: `on_demand` (default) or `all`. */
+  tool_loading: z.enum(TOOL_LOADING_MODES).default('on_demand'),
   /**
    * The MCP servers this agent uses (its own stdio ones and the fleet's it is granted); remote ones
    * are reached through the host, so their address and credential are not here. Absent: none.

@@ -6,6 +6,7 @@ import { egressEntrySchema } from './egress-presets.js';
 import { mcpServerName, mcpStdioServerSchema } from './mcp-config.js';
 import { globPatternSchema, topicPatternSchema } from './pattern-bounds.js';
 import { sharedScopePatternSchema } from './shared-memory-api.js';
+import { agentSkillsSchema, toolLoadingSchema } from './skills-config.js';
 
 /** One agent in mesh.yaml (`agents.NAME`): its model, tools, permissions, schedule and limits. */
 
@@ -199,6 +200,10 @@ export const agentSchema = z
     loop: loopSchema.prefault({}),
     browser: browserSchema.prefault({}),
     memory: memorySchema.prefault({}),
+    /** Skills shown to this agent (disabled names, prompt budget); see docs/tools.md. */
+    skills: agentSkillsSchema.prefault({}),
+    /** `on_demand` (default) or `all` tool schemas per LLM call; see skills-config.ts. */
+    tool_loading: toolLoadingSchema,
     /**
      * Standing pub/sub subscriptions, made (or kept, cursor and all) at every start; each pattern
      * within `permissions.pubsub.subscribe`. `lane` (default) wakes the agent with each event.

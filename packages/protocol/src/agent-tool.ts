@@ -3,8 +3,20 @@ import type { z } from 'zod';
 /**
  * The groups tools are filed under; mesh.yaml tool profiles (`minimal`, `coding`, `messaging`,
  * `full`) are unions of groups. `mcp` holds the tools of the MCP servers the operator gave the agent.
+ * `skills` holds `skill_view`; `discovery` holds `tool_search`, which the loop adds itself when
+ * tools load on demand.
  */
-export const TOOL_GROUPS = ['files', 'runtime', 'web', 'memory', 'mesh', 'browser', 'mcp'] as const;
+export const TOOL_GROUPS = [
+  'files',
+  'runtime',
+  'web',
+  'memory',
+  'mesh',
+  'browser',
+  'mcp',
+  'skills',
+  'discovery',
+] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 /** One piece of what a tool returns to the model: text, or an image for multimodal models. */

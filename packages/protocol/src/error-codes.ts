@@ -264,6 +264,13 @@ export const ERROR_CODES = {
     status: 413,
     summary: 'a workspace file is larger than the 1 MiB the workspace API serves',
   },
+  SKILL_INVALID: {
+    retryable: false,
+    status: 400,
+    summary:
+      'a skill folder cannot be installed: no SKILL.md, bad frontmatter, a name unlike the rules, oversize, or a symlink out of it',
+  },
+  SKILL_NOT_FOUND: { retryable: false, status: 404, summary: 'no installed skill of that name' },
   AGENT_HUNG: {
     retryable: true,
     status: 504,

@@ -260,6 +260,23 @@ export {
   squadMemoryScope,
 } from './shared-memory-api.js';
 export {
+  SKILL_SOURCES,
+  type SkillEntry,
+  type SkillRemoved,
+  type SkillSource,
+  type SkillsList,
+  skillEntrySchema,
+  skillRemovedSchema,
+  skillsListSchema,
+} from './skills-api.js';
+export {
+  type AgentSkillsConfig,
+  agentSkillsSchema,
+  SKILLS_PROMPT_CHARS_DEFAULT,
+  TOOL_LOADING_MODES,
+  type ToolLoading,
+} from './skills-config.js';
+export {
   matchesInputType,
   stepFallback,
   stepRetries,

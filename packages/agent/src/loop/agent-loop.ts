@@ -8,6 +8,8 @@ import type { ConversationStore } from '../conversation-store.js';
 import { type MemoryRecall, recallEvent, withRecallBlock } from '../memory-recall/index.js';
 import { type Directives, parseDirectives } from '../prompt/directives.js';
 import type { TurnKind } from '../prompt/system-prompt.js';
+import type { SkillSnapshot } from '../skills/index.js';
+import { ToolLoader } from '../tool-registry/turn-toolset.js';
 import { stripInvisible } from '../untrusted/untrusted-text.js';
 import type { InstructionSource } from '../workspace/operator-instructions.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
@@ -65,6 +67,8 @@ export interface AgentLoopDeps {
   /** The operator's AGENTS.md and SOUL.md (from the host, never the workspace), asked every turn. */
   instructions: InstructionSource;
   logger: Logger;
+  /** The skills this agent sees (bundled, fleet, workspace); read each turn. None when absent. */
+  skills?: () => Promise<SkillSnapshot>;
   /** Automatic recall before each turn; none in tests that are not about memory. */
   recall?: MemoryRecall;
   clock?: Clock;
@@ -98,6 +102,7 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     ...(deps.streamIdleTimeoutMs ? { streamIdleTimeoutMs: deps.streamIdleTimeoutMs } : {}),
   };
   const notices = new TruncationNotices();
+  const loader = new ToolLoader();
 
   const execute = async (
     kind: TurnKind,
@@ -118,6 +123,9 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
         kind,
         directives,
         conversationId,
+        history,
+        loader,
+        skills: deps.skills,
         nowMs: startedMs,
         emit,
       },

@@ -1,7 +1,8 @@
-import { type AgentTool, type ChatEvent, OpenLegionError, type ToolContent } from '@openlegion/protocol';
+import { type ChatEvent, OpenLegionError, type ToolContent } from '@openlegion/protocol';
 import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
 import type { ContextRequest, LlmMessage } from '../context/context-manager.js';
 import type { StoredMessage } from '../conversation-store.js';
+import type { TurnToolset } from '../tool-registry/turn-toolset.js';
 import type { RequestedToolCall } from './llm-stream.js';
 import { LoopDetector } from './loop-detector.js';
 import { callModel, type ModelCallDeps } from './model-call.js';
@@ -32,8 +33,8 @@ export interface TurnPlan {
   /** The stored conversation before this turn. */
   history: readonly StoredMessage[];
   userMessage: string;
-  /** The tools the model is offered this turn. */
-  tools: readonly AgentTool[];
+  /** The tools the model may call this turn, and those each call offers (on demand or all). */
+  tools: TurnToolset;
   /** Tool rounds before the model must answer without tools. */
   maxRounds: number;
   /** Messages steered into the turn since the last call (`POST /chat/steer`). */
@@ -65,8 +66,6 @@ export async function runTurn(
     toStore.push(message);
     sent.push(message);
   };
-  const tools = new Map(plan.tools.map((tool) => [tool.name, tool]));
-  const definitions = plan.tools.map(toolDefinition);
   const detector = new LoopDetector();
   let rounds = 0;
   let toldToFinish = false;
@@ -104,7 +103,9 @@ export async function runTurn(
       ...(plan.traceId ? { traceId: plan.traceId } : {}),
     };
     const gate = new SilentReplyGate(emit);
-    const reply = await callModel(deps, { ...request, emit: gate.emit }, exhausted ? [] : definitions);
+    // Asked anew each call: a tool_search in the last round adds schemas, after those already sent.
+    const definitions = exhausted ? [] : plan.tools.offered().map(toolDefinition);
+    const reply = await callModel(deps, { ...request, emit: gate.emit }, definitions);
     gate.finish();
     if (reply.toolCalls.length === 0 || exhausted) {
       keep({ role: 'assistant', content: reply.text });
@@ -131,7 +132,7 @@ export async function runTurn(
     });
     const outcome = await runToolRound(
       {
-        tools,
+        tools: plan.tools.permitted,
         detector,
         workspace: deps.workspace,
         emit,
@@ -143,6 +144,8 @@ export async function runTurn(
       calls,
     );
     for (const message of outcome.toolMessages) keep(message);
+    // A permitted tool called before it was loaded ran all the same; from now on it is offered.
+    for (const call of calls) if (plan.tools.permitted.has(call.name)) plan.tools.used(call.name);
     if (outcome.images.length > 0) sent.push(imageMessage(outcome.images));
     if (
       outcome.loop &&

@@ -1,14 +1,17 @@
 import type { AgentSelf, AgentTool, ChatEvent } from '@openlegion/protocol';
+import type { StoredMessage } from '../conversation-store.js';
 import type { Directives } from '../prompt/directives.js';
 import { buildSystemPrompt, type TurnKind } from '../prompt/system-prompt.js';
+import { type SkillSnapshot, skillsPrompt } from '../skills/index.js';
 import { filterByProfile } from '../tool-registry/tool-profiles.js';
+import type { ToolLoader, TurnToolset } from '../tool-registry/turn-toolset.js';
 import { type BootstrapFile, loadBootstrapFiles } from '../workspace/bootstrap-files.js';
 import type { InstructionSource } from '../workspace/operator-instructions.js';
 
 /** The prompt and tools of one turn. */
 export interface TurnSetup {
   systemPrompt: string;
-  tools: AgentTool[];
+  tools: TurnToolset;
 }
 
 export interface TurnSetupInput {
@@ -20,6 +23,11 @@ export interface TurnSetupInput {
   kind: TurnKind;
   directives: Directives;
   conversationId: string;
+  /** The stored conversation: the tools it called are offered again (on demand). */
+  history: readonly StoredMessage[];
+  loader: ToolLoader;
+  /** The skills this agent sees; none when absent. */
+  skills?: (() => Promise<SkillSnapshot>) | undefined;
   nowMs: number;
   emit: (event: ChatEvent) => void;
 }
@@ -56,12 +64,23 @@ export async function setUpTurn(input: TurnSetupInput, notices: TruncationNotice
     reserved: input.self.soul.length,
   });
   notices.announce(input.conversationId, files, input.emit);
-  const tools = directives.profile ? filterByProfile(input.tools, directives.profile) : [...input.tools];
+  const permitted = directives.profile ? filterByProfile(input.tools, directives.profile) : [...input.tools];
+  const tools = input.loader.toolset({
+    conversationId: input.conversationId,
+    permitted,
+    pinned: Array.isArray(input.self.tools) ? input.self.tools : [],
+    mode: input.self.tool_loading,
+    history: input.history,
+  });
+  const skills =
+    input.skills && permitted.some((tool) => tool.name === 'skill_view') ? await input.skills() : undefined;
   const systemPrompt = buildSystemPrompt({
     self: input.self,
     mode: directives.mode,
     files,
-    toolNames: tools.map((tool) => tool.name),
+    // Not the loaded ones: the prompt stays the same as tools are loaded (a cacheable prefix).
+    toolNames: tools.always,
+    skills: skills ? skillsPrompt(skills.skills, input.self.skills.prompt_chars) : '',
     kind: input.kind,
     think: directives.think,
     verbose: directives.verbose,

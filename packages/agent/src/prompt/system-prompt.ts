@@ -16,6 +16,8 @@ export interface SystemPromptInput {
   files: readonly BootstrapFile[];
   /** Names of the tools the model is offered this turn. */
   toolNames: readonly string[];
+  /** The skills section (names and descriptions within the budget); empty for none. */
+  skills?: string;
   kind: TurnKind;
   think?: boolean;
   verbose?: boolean;
@@ -45,6 +47,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     { name: 'formatting', text: formatting(input.verbose === true) },
     { name: 'language', text: 'Answer in the language the user writes in.' },
     { name: 'tools', text: tools(input) },
+    { name: 'skills', text: input.skills ?? '' },
     { name: 'memory', text: memory(file('USER.md'), file('MEMORY.md')) },
     { name: 'reasoning', text: reasoning(input) },
     {
@@ -69,6 +72,11 @@ function tools(input: SystemPromptInput): string {
       `Tools you can call: ${input.toolNames.join(', ')}. Call several at once when they do not depend on ` +
         'each other. When a tool fails, read the error and fix the call instead of repeating it.',
     );
+    if (input.toolNames.includes('tool_search')) {
+      lines.push(
+        'More tools (browser, processes, blackboard, ...) are loaded with tool_search when you need them.',
+      );
+    }
   }
   if (input.kind === 'task') {
     lines.push(

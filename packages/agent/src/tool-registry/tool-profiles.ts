@@ -8,12 +8,13 @@ export type ToolProfile = 'minimal' | 'coding' | 'messaging' | 'full';
  * `messaging` adds the mesh and the web; `full` is everything. Every profile but `minimal` keeps
  * `mcp`: the operator granted those servers by name, so a profile directive should not hide them;
  * `minimal` promises no action outside the agent's memory, which an MCP tool may well take.
+ * `skills` (`skill_view`, which only reads) comes with every profile that can act on what a skill says.
  */
 export const TOOL_PROFILE_GROUPS: Readonly<Record<ToolProfile, readonly ToolGroup[]>> = {
   minimal: ['memory'],
-  coding: ['memory', 'files', 'runtime', 'mcp'],
-  messaging: ['memory', 'mesh', 'web', 'mcp'],
-  full: ['memory', 'files', 'runtime', 'web', 'mesh', 'browser', 'mcp'],
+  coding: ['memory', 'files', 'runtime', 'mcp', 'skills'],
+  messaging: ['memory', 'mesh', 'web', 'mcp', 'skills'],
+  full: ['memory', 'files', 'runtime', 'web', 'mesh', 'browser', 'mcp', 'skills'],
 };
 
 export function isToolProfile(value: string): value is ToolProfile {

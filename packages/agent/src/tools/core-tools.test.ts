@@ -47,6 +47,9 @@ describe('createCoreTools and createMeshTools', () => {
       ],
       browser: [],
       mcp: [],
+      // skill_view and tool_search are made beside the skills and by the loop, not here.
+      skills: [],
+      discovery: [],
     });
   });
 

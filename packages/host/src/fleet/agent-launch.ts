@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { OpenLegionError, resolveModel } from '@openlegion/protocol';
 import type { TokenRegistry } from '../auth/index.js';
 import type { FeatureContext } from '../features/index.js';
@@ -52,6 +53,7 @@ export async function launchAgent(agent: string, deps: AgentLaunchDeps): Promise
       resources: { ...config.runtime.resources, ...agentConfig?.resources },
       image: config.runtime.image,
       dataDir: context.dataDir,
+      skillsDir: fleetSkillsDir(context),
     });
     deps.launches.push(launch);
     const running = await launch;
@@ -73,6 +75,12 @@ export async function launchAgent(agent: string, deps: AgentLaunchDeps): Promise
       { cause: error },
     );
   }
+}
+
+/** The fleet's `skills/` folder beside mesh.yaml, when there is one (docs/tools.md). */
+function fleetSkillsDir(context: FeatureContext): string | undefined {
+  const dir = context.resolvePath('skills');
+  return existsSync(dir) && statSync(dir).isDirectory() ? dir : undefined;
 }
 
 /** A stop during start-up (Ctrl-C) ends the start: nothing more is created after it. */

@@ -22,7 +22,16 @@ export interface AgentSpec {
   image: string;
   /** The host's data dir; the process runtime keeps the agent's data in `<dataDir>/agents/<agent>`. */
   dataDir: string;
+  /**
+   * The fleet's `skills/` folder beside mesh.yaml (absolute), when it exists. The docker runtime
+   * mounts it read-only at {@link FLEET_SKILLS_MOUNT}; either runtime tells the agent where it is
+   * in `AGENT_FLEET_SKILLS_DIR`.
+   */
+  skillsDir?: string | undefined;
 }
+
+/** Where an agent container sees the fleet's skills folder (a read-only bind mount). */
+export const FLEET_SKILLS_MOUNT = '/skills';
 
 /** An agent a runtime has started. */
 export interface RunningAgent {

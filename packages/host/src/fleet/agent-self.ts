@@ -45,6 +45,8 @@ export function agentSelf(
       shared_scopes: sharedRecallScopes(agentConfig.permissions.memory.read),
       fast_tier: { ...agentConfig.memory.fast_tier },
     },
+    skills: { disabled: [...agentConfig.skills.disabled], prompt_chars: agentConfig.skills.prompt_chars },
+    tool_loading: agentConfig.tool_loading,
     mcp: mcpServersOf(config, agent),
     approval: [...agentConfig.approval],
   };

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type FakeMeshHost, startFakeMeshHost } from '@openlegion/testkit';
@@ -120,6 +123,26 @@ describe.skipIf(!engine.reachable)('DockerRuntime', () => {
     expect(info.Mounts).toEqual([
       expect.objectContaining({ Type: 'volume', Name: agentVolumeName(mesh, 'alpha'), Destination: '/data' }),
     ]);
+  });
+
+  it('mounts the fleet skills folder read-only at /skills and names it in AGENT_FLEET_SKILLS_DIR', async () => {
+    const skillsDir = mkdtempSync(path.join(tmpdir(), 'fleet-skills-'));
+    const beta = await runtime.start({
+      ...spec,
+      agent: 'beta',
+      env: { ...spec.env, AGENT_ID: 'beta' },
+      skillsDir,
+    });
+    try {
+      const info = await docker.getContainer(beta.name).inspect();
+      expect(info.Mounts).toContainEqual(
+        expect.objectContaining({ Type: 'bind', Source: skillsDir, Destination: '/skills', RW: false }),
+      );
+      expect(info.Config.Env).toContain('AGENT_FLEET_SKILLS_DIR=/skills');
+    } finally {
+      await runtime.stop(beta.name);
+      rmSync(skillsDir, { recursive: true, force: true });
+    }
   });
 
   it('attaches the container only to the internal mesh network', async () => {

@@ -4,6 +4,7 @@ import {
   type AgentRuntime,
   type AgentSpec,
   agentInstanceName,
+  FLEET_SKILLS_MOUNT,
   type PreparedMesh,
   type RunningAgent,
 } from './agent-runtime.js';
@@ -159,7 +160,10 @@ export class DockerRuntime implements AgentRuntime {
           name,
           Image: spec.image,
           User: AGENT_USER,
-          Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
+          Env: Object.entries({
+            ...spec.env,
+            ...(spec.skillsDir ? { AGENT_FLEET_SKILLS_DIR: FLEET_SKILLS_MOUNT } : {}),
+          }).map(([key, value]) => `${key}=${value}`),
           Labels: { [MESH_LABEL]: spec.mesh, [AGENT_LABEL]: spec.agent },
           HostConfig: {
             ...toDockerLimits(spec.resources),
@@ -169,7 +173,20 @@ export class DockerRuntime implements AgentRuntime {
             SecurityOpt: ['no-new-privileges'],
             Init: true,
             NetworkMode: network,
-            Mounts: [{ Type: 'volume', Source: agentVolumeName(spec.mesh, spec.agent), Target: DATA_DIR }],
+            Mounts: [
+              { Type: 'volume', Source: agentVolumeName(spec.mesh, spec.agent), Target: DATA_DIR },
+              // The operator's skills, read-only: an agent can read them, never change them for the fleet.
+              ...(spec.skillsDir
+                ? [
+                    {
+                      Type: 'bind' as const,
+                      Source: spec.skillsDir,
+                      Target: FLEET_SKILLS_MOUNT,
+                      ReadOnly: true,
+                    },
+                  ]
+                : []),
+            ],
             RestartPolicy: { Name: 'no' },
             LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
           },

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,11 @@ const INLINE_AGENT = `
 import { createServer } from 'node:http';
 const server = createServer((request, response) => {
   response.setHeader('content-type', 'application/json');
+  if (request.url === '/skills/') {
+    const dir = process.env.AGENT_FLEET_SKILLS_DIR;
+    response.end(JSON.stringify({ skills: dir ? [{ name: 'csv-summary', source: 'fleet', path: dir + '/csv-summary' }] : [] }));
+    return;
+  }
   response.end(JSON.stringify({ agent: process.env.AGENT_ID, state: 'ready' }));
 });
 server.listen(Number(process.env.AGENT_PORT), process.env.AGENT_HOST, () => console.log('inline agent listening'));
@@ -85,6 +90,26 @@ describe('ProcessRuntime', () => {
     const agent = await runtime.start(spec);
     expect(agent.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await expect(waitForStatus(agent.url)).resolves.toMatchObject({ agent: 'beta' });
+  });
+
+  it("tells the agent where the fleet's skills folder is, and the agent reads it", async () => {
+    const skillsDir = path.join(workDir, 'fleet-skills');
+    await mkdir(path.join(skillsDir, 'csv-summary'), { recursive: true });
+    await writeFile(
+      path.join(skillsDir, 'csv-summary', 'SKILL.md'),
+      '---\nname: csv-summary\ndescription: Summarise a CSV file.\n---\nRun the script.\n',
+    );
+    const agent = await runtime.start({ ...spec, skillsDir });
+    await waitForStatus(agent.url);
+    const response = await fetch(`${agent.url}/skills/`, { headers: { authorization: `Bearer ${token}` } });
+    const { skills } = (await response.json()) as {
+      skills: { name: string; source: string; path: string }[];
+    };
+    expect(skills.find((skill) => skill.source === 'fleet')).toMatchObject({
+      name: 'csv-summary',
+      path: path.join(skillsDir, 'csv-summary'),
+    });
+    await runtime.stop(agent.name);
   });
 
   it('keeps the agent output for logs', async () => {

@@ -90,7 +90,13 @@ export class ProcessRuntime implements AgentRuntime {
     await mkdir(dataDir, { recursive: true });
     const child = spawn(this.#nodePath, [this.#agentEntry], {
       // Only the agent's own variables: the host's environment holds provider keys.
-      env: { ...spec.env, AGENT_PORT: String(port), AGENT_HOST: LOOPBACK, AGENT_DATA_DIR: dataDir },
+      env: {
+        ...spec.env,
+        AGENT_PORT: String(port),
+        AGENT_HOST: LOOPBACK,
+        AGENT_DATA_DIR: dataDir,
+        ...(spec.skillsDir ? { AGENT_FLEET_SKILLS_DIR: spec.skillsDir } : {}),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output = new LogTail(this.#logLines);

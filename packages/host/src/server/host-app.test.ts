@@ -158,7 +158,13 @@ describe('the host app', () => {
   it('tells an agent about itself, identified by its token alone', async () => {
     const response = await host.app.inject({ method: 'GET', url: '/mesh/self', headers: asAgent() });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ agent: 'a', role: 'tester', memory: { recall_chars: 2_000 } });
+    expect(response.json()).toMatchObject({
+      agent: 'a',
+      role: 'tester',
+      memory: { recall_chars: 2_000 },
+      skills: { disabled: [], prompt_chars: 2_000 },
+      tool_loading: 'on_demand',
+    });
   });
 
   it('marks the calling agent ready on POST /mesh/ready', async () => {
