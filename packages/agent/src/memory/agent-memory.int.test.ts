@@ -36,12 +36,12 @@ describe('agent memory embeds through the host', () => {
     llm = undefined;
   };
 
-  /** A store made by an earlier run with the local embedder. */
-  const seedLocalStore = async () => {
+  /** A store made by an earlier run with the local embedder (or an earlier version of it). */
+  const seedLocalStore = async (embedder = createLocalEmbedder()) => {
     dataDir = mkdtempSync(join(tmpdir(), 'agent-memory-'));
     const seeded = MemoryEngine.open({
       file: join(dataDir, 'memory.db'),
-      embedder: createLocalEmbedder(),
+      embedder,
       defaultScopes: defaultScopes('w'),
     });
     await seeded.save(FACTS);
@@ -123,6 +123,27 @@ describe('agent memory embeds through the host', () => {
       ok: boolean;
     };
     expect(doctor.ok).toBe(true);
+  });
+
+  it('re-embeds a store made by an earlier version of the local embedder, locally and in the background', async () => {
+    // Before word bigrams were turned off by default the local embedder had another id.
+    const earlier = createLocalEmbedder({ bigramWeight: 0.5 });
+    const current = createLocalEmbedder();
+    expect(earlier.id).not.toBe(current.id);
+    await seedLocalStore(earlier);
+    await start('local');
+    await expect
+      .poll(async () => (await stats()).embedder, { timeout: 10_000 })
+      .toMatchObject({
+        active: current.id,
+        recorded: current.id,
+        reembed: { done: 3, total: 3, pending: 0 },
+        error: null,
+      });
+    const result = await search('Paris kickoff');
+    expect(result.mode).toBe('hybrid');
+    expect(result.hits[0]?.item.content).toContain('Paris');
+    expect(embeddingCalls()).toHaveLength(0);
   });
 
   it('embeds locally, with no call to the host, when the embedder is local', async () => {

@@ -12,6 +12,16 @@ describe('createLocalEmbedder', () => {
     expect(a?.length).toBe(256);
   });
 
+  it('names its settings in its id, so a store embedded with other settings is re-embedded', async () => {
+    expect(createLocalEmbedder().id).toBe('local-hash-v1:256:0:0.05');
+    // The default before word bigrams were turned off: the same words, another vector, another id.
+    const withBigrams = createLocalEmbedder({ bigramWeight: 0.5 });
+    expect(withBigrams.id).toBe('local-hash-v1:256:0.5:0.05');
+    const [plain] = await createLocalEmbedder().embed(['painted sunsets by the lake']);
+    const [bigrams] = await withBigrams.embed(['painted sunsets by the lake']);
+    expect(plain).not.toEqual(bigrams);
+  });
+
   it('puts texts sharing words (in any inflection) nearer than unrelated ones', async () => {
     const [query, related, unrelated] = await createLocalEmbedder().embed([
       'painting sunsets',
