@@ -18,7 +18,7 @@ export class HeldText {
     this.#normalized = normalize(joined);
   }
 
-  holds(item: Pick<RecallItem, 'id' | 'scope' | 'content'>): boolean {
+  holds(item: Pick<RecallItem, 'id' | 'scope' | 'content' | 'hostShared'>): boolean {
     if (this.#keys.has(memoryKey(item))) return true;
     const content = normalize(item.content);
     return content.length >= MIN_MATCH_CHARS && this.#normalized.includes(content);

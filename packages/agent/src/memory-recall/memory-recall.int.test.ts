@@ -126,6 +126,7 @@ describe('createMemoryRecall with shared scopes', () => {
     updatedAt: Date.parse('2026-11-20T10:00:00Z'),
     source: 'tool' as const,
     sourceRef: 'scout',
+    hostShared: true,
   });
 
   it('recalls a fact another agent wrote to global, fenced and named by scope and writer', async () => {

@@ -66,7 +66,7 @@ describe('formatRecallBlock', () => {
     );
     const fence = block.text.slice(block.text.indexOf('<untrusted'));
     expect(fence).toContain('[memory 2 · entities · saved 2026-11-20 · extracted from conversation c1]');
-    expect(fence).toContain('[memory global:3 · entities · saved 2026-11-20 · written by the operator]');
+    expect(fence).toContain('[memory 3 · entities · global · saved 2026-11-20 · by memory_save]');
     expect(block.text.indexOf('Own note.')).toBeLessThan(block.text.indexOf('<untrusted'));
     expect(block.memories.map((memory) => memory.untrusted)).toEqual([false, true, true]);
   });
@@ -139,23 +139,28 @@ describe('HeldText', () => {
   });
 
   it("tells a shared memory from the agent's own memory of the same id", () => {
-    const shared = item({
-      id: 42,
-      scope: 'global',
-      sourceRef: 'scout',
-      content: 'The office moved to Lyon.',
-    });
+    const shared = {
+      ...item({ id: 42, scope: 'global', sourceRef: 'scout', content: 'The office moved to Lyon.' }),
+      hostShared: true,
+    };
     const text = formatRecallBlock([shared], own).text;
     expect(text).toContain('[memory global:42 · entities · saved 2026-11-20 · written by agent scout]');
     expect([...recalledKeys(text)]).toEqual(['global:42']);
     const held = new HeldText([text]);
-    expect(held.holds({ id: 42, scope: 'global', content: 'changed since' })).toBe(true);
+    expect(held.holds({ id: 42, scope: 'global', content: 'changed since', hostShared: true })).toBe(true);
     expect(held.holds({ id: 42, scope: 'agent:a', content: 'another fact entirely' })).toBe(false);
+    // A `global` item of the agent's own store (an import) is that store's item 42, not the host's.
+    expect(held.holds({ id: 42, scope: 'global', content: 'another fact entirely' })).toBe(false);
   });
 
   it('fences a shared memory as untrusted, even one saved with memory_save', () => {
     const block = formatRecallBlock(
-      [item({ scope: 'squad:ops', sourceRef: null, content: 'Deploys freeze on Fridays.' })],
+      [
+        {
+          ...item({ scope: 'squad:ops', sourceRef: null, content: 'Deploys freeze on Fridays.' }),
+          hostShared: true,
+        },
+      ],
       own,
     );
     expect(block.memories[0]?.untrusted).toBe(true);

@@ -1,5 +1,4 @@
 import type { MemoryItem } from '@openlegion/memory';
-import { isSharedMemoryScope } from '@openlegion/protocol';
 import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
 
 /**
@@ -9,7 +8,13 @@ import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
 export type RecallItem = Pick<
   MemoryItem,
   'id' | 'scope' | 'category' | 'content' | 'updatedAt' | 'source' | 'sourceRef'
->;
+> & {
+  /**
+   * True for a memory of the host's shared store (its ids are that store's). The agent's own store
+   * may hold a `global` item too (an import): the scope alone does not say which store it is from.
+   */
+  hostShared?: boolean;
+};
 
 /** A memory as it goes into a prompt: what the block shows and what `/debug` and traces report. */
 export interface RecalledMemory {
@@ -47,12 +52,12 @@ const ELLIPSIS = '…';
  * A recalled memory's key: its id in the agent's own store (`12`), or scope and id for a shared
  * scope's (`global:12`), whose ids are another store's.
  */
-export function memoryKey(item: Pick<RecallItem, 'id' | 'scope'>): string {
-  return isSharedMemoryScope(item.scope) ? `${item.scope}:${item.id}` : String(item.id);
+export function memoryKey(item: Pick<RecallItem, 'id' | 'scope' | 'hostShared'>): string {
+  return item.hostShared ? `${item.scope}:${item.id}` : String(item.id);
 }
 
 /** The marker each recalled memory carries: how a later turn sees that it is already in the prompt. */
-export function memoryMarker(item: Pick<RecallItem, 'id' | 'scope'>): string {
+export function memoryMarker(item: Pick<RecallItem, 'id' | 'scope' | 'hostShared'>): string {
   return `[memory ${memoryKey(item)} ·`;
 }
 
@@ -117,12 +122,12 @@ function provenance(item: RecallItem): string {
   const saved = new Date(item.updatedAt).toISOString().slice(0, 10);
   const from = sourceLabel(item);
   // A shared memory's key names its scope already.
-  const scope = item.scope.startsWith('agent:') || isSharedMemoryScope(item.scope) ? '' : ` · ${item.scope}`;
+  const scope = item.scope.startsWith('agent:') || item.hostShared ? '' : ` · ${item.scope}`;
   return `${memoryMarker(item)} ${item.category}${scope} · saved ${saved} · ${from}]`;
 }
 
 function sourceLabel(item: RecallItem): string {
-  if (isSharedMemoryScope(item.scope))
+  if (item.hostShared)
     return item.sourceRef
       ? `written by agent ${oneLine(item.sourceRef).slice(0, 60)}`
       : 'written by the operator';

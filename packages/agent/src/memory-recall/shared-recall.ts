@@ -38,6 +38,7 @@ export function meshSharedRecall(mesh: MeshClient, scopes: readonly string[]): S
         // Shared items are written through memory_save or by the operator; the writer is the reference.
         source: 'tool' as const,
         sourceRef: item.writer,
+        hostShared: true,
       }));
     },
   };
