@@ -83,7 +83,7 @@ describe(`tools that ask first (${runtime} runtime)`, () => {
           id: teaId,
           agent: 'alpha',
           tool: 'write_file',
-          arguments_preview: '{"path":"tea.md","content":"green, no sugar\\n"}',
+          arguments_preview: '{"path":"tea.md","content":"green, no sugar\\n","append":false}',
         }),
       ]);
       await pane.type('/queue');
