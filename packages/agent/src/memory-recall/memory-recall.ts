@@ -91,7 +91,7 @@ export function createMemoryRecall(deps: MemoryRecallDeps): MemoryRecall {
           deps.memory().search({ query, limit: RECALL_CANDIDATES }),
           ...(deps.shared?.scopes ?? []).map((scope) => searchShared(deps, scope, query, input)),
         ]);
-        const hits = interleave([own?.hits.map((hit) => hit.item) ?? [], ...shared]);
+        const hits = interleave<RecallItem>([own?.hits.map((hit) => hit.item) ?? [], ...shared]);
         const held = new HeldText(heldTexts(input, views.last(input.conversationId)));
         const fresh = hits.filter((item) => !held.holds(item));
         const block = formatRecallBlock(fresh, { budgetChars: deps.recallChars, ownScope });
