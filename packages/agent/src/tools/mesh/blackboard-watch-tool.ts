@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import type { MeshClient } from './mesh-client.js';
+import { frameJson } from './mesh-events.js';
 import { MAX_EVENT_WAIT_S } from './subscription-tools.js';
 
 /** Changes that land together (one writer's burst) come back together. */
@@ -52,7 +53,7 @@ export function createBlackboardWatchTool(mesh: MeshClient): AgentTool {
           traceId: context.traceId,
         });
         const changes = frames.flatMap((frame) => {
-          const parsed = changeSchema.safeParse(parseJson(frame.data));
+          const parsed = changeSchema.safeParse(frameJson(frame));
           return parsed.success ? [parsed.data] : [];
         });
         if (changes.length === 0) return `no change to ${input.pattern} within ${input.timeout_s} s`;
@@ -67,12 +68,4 @@ export function createBlackboardWatchTool(mesh: MeshClient): AgentTool {
       }),
   };
   return watch as AgentTool;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

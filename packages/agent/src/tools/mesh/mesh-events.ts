@@ -72,3 +72,12 @@ export async function readMeshEvents(
     controller.abort();
   }
 }
+
+/** A frame's data as JSON, or undefined when it is not (the tool then skips the frame). */
+export function frameJson(frame: SseFrame): unknown {
+  try {
+    return JSON.parse(frame.data);
+  } catch {
+    return undefined;
+  }
+}

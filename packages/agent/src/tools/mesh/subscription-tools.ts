@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import type { MeshClient } from './mesh-client.js';
+import { frameJson } from './mesh-events.js';
 
 /** The longest a tool waits for events: a turn is not a place to idle, a `lane` subscription is. */
 export const MAX_EVENT_WAIT_S = 300;
@@ -125,7 +126,7 @@ export function createSubscriptionTools(mesh: MeshClient): AgentTool[] {
         });
         const events = frames
           .filter((frame) => frame.event === 'event')
-          .map((frame) => meshEventSchema.safeParse(parseJson(frame.data)))
+          .map((frame) => meshEventSchema.safeParse(frameJson(frame)))
           .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
         const last = events.at(-1);
         if (!last) return `no events on subscription ${input.subscription} within ${input.wait_s} s`;
@@ -144,12 +145,4 @@ export function createSubscriptionTools(mesh: MeshClient): AgentTool[] {
       }),
   };
   return [subscribe, unsubscribe, list, next] as AgentTool[];
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
