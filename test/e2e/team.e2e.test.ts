@@ -49,6 +49,25 @@ const script = {
         ],
       },
     },
+    // Squad memory: three surveys, each a subagent of squad research; each child ends with a lesson.
+    {
+      match: { last_message_regex: '^survey beach \\d$' },
+      reply: {
+        tool_calls: [
+          {
+            name: 'spawn_subagent',
+            arguments: { task: 'Survey the beach and report.', role: 'researcher', squad: 'research' },
+          },
+        ],
+      },
+    },
+    { match: { tool_result: 'Beach surveyed.' }, reply: { text: 'Survey filed.' } },
+    {
+      match: { last_message: 'Survey the beach and report.' },
+      reply: {
+        text: 'Beach surveyed.\n## Session Memory\n- [RESEARCHER] Lifeguards post the tide times at 08:00.',
+      },
+    },
     {
       match: { tool_result: 'The moon is waxing gibbous.' },
       reply: { text: 'Go at 06:12 under a waxing gibbous moon.' },
@@ -77,7 +96,7 @@ describe(`a team of agents (${runtime})`, () => {
       agents: ['researcher', 'writer'],
       agentFields: {
         researcher:
-          'permissions: { blackboard: { write: ["research/*"] }, pubsub: { publish: ["research.*"] } }',
+          'permissions: { blackboard: { write: ["research/*"] }, pubsub: { publish: ["research.*"] }, memory: { read: ["squad:research"], write: ["squad:research"] } }',
         writer:
           'permissions: { blackboard: { read: ["research/*"] }, pubsub: { subscribe: ["research.*"] } }',
       },
@@ -127,5 +146,24 @@ describe(`a team of agents (${runtime})`, () => {
     // The children's calls went through the host with the researcher's token: its costs count the
     // lead's three (spawn, collect, answer) and one of each child's.
     expect((await calls()) - before).toBe(5);
+  });
+
+  it("gives the third survey's subagent the squad lessons the first two captured, within budget", async () => {
+    for (const n of [1, 2, 3]) {
+      const sent = await cli('send', 'researcher', `survey beach ${n}`);
+      expect(sent.stdout, sent.stderr).toContain('Survey filed.');
+    }
+    const childPrompts = llm.requests
+      .map((request) => (request.body as { messages: { role: string; content: string }[] }).messages)
+      .map((messages) => messages.at(-1)?.content ?? '')
+      .filter((content) => content.endsWith('Survey the beach and report.'));
+    expect(childPrompts).toHaveLength(3);
+    expect(childPrompts[0]).not.toContain('Lifeguards');
+    expect(childPrompts[2]).toContain('<untrusted source="squad memory research">');
+    expect(childPrompts[2]).toContain('[RESEARCHER] Lifeguards post the tide times at 08:00. (session sub-');
+    expect(childPrompts[2]).toContain('## Session Memory');
+    // After the third session the lesson two sessions agreed on is program memory.
+    const listed = await cli('memory', 'squad:research', 'list');
+    expect(listed.stdout).toMatch(/\[program\].*Lifeguards post the tide times at 08:00\.$/m);
   });
 });

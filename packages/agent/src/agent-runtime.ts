@@ -20,6 +20,7 @@ import {
   MAX_SUBAGENT_DEPTH,
   SUBAGENT_TOOL_NAMES,
   SubagentManager,
+  squadMemoryClient,
 } from './subagents/index.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
@@ -80,17 +81,19 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   let childLoop: ChildLoopFactory = () => {
     throw new Error('subagents spawn only once the agent runtime is built');
   };
+  const squads = squadMemoryClient(createMeshClient({ meshUrl: deps.meshUrl, token: deps.token }));
   const subagents = new SubagentManager({
     workspace: deps.workspace,
     childLoop: (child) => childLoop(child),
     logger,
+    squads,
   });
   const skillTools = deps.skills ? [createSkillViewTool(deps.skills)] : [];
   const selected = selectTools(self.tools, [
     ...agentTools.tools,
     ...lcmTools,
     ...skillTools,
-    ...createSubagentTools(subagents, 0),
+    ...createSubagentTools(subagents, 0, squads),
   ]);
   if (selected.unknown.length > 0) {
     const { unknown } = selected;
@@ -164,7 +167,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   childLoop = (child) => {
     // A child's tools are within its parent's (the agent's): never more than mesh.yaml allows.
     const own = selectTools(child.tools, tools).tools.filter((tool) => !SUBAGENT_TOOL_NAMES.has(tool.name));
-    const spawning = child.depth < MAX_SUBAGENT_DEPTH ? createSubagentTools(subagents, child.depth) : [];
+    const spawning =
+      child.depth < MAX_SUBAGENT_DEPTH ? createSubagentTools(subagents, child.depth, squads) : [];
     const { recall: _parentRecall, ...parts } = loopDeps;
     return createAgentLoop({
       ...parts,

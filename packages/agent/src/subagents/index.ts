@@ -1,4 +1,12 @@
 export {
+  captureSession,
+  formatSquadMemory,
+  parseSessionMemory,
+  SQUAD_LAYER_BUDGETS,
+  type SquadMemoryClient,
+  squadMemoryClient,
+} from './squad-memory.js';
+export {
   type ChildLoopFactory,
   MAX_CONCURRENT_SUBAGENTS,
   MAX_SUBAGENT_DEPTH,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { AgentLoop } from '../loop/agent-loop.js';
+import { captureSession, type SquadMemoryClient } from './squad-memory.js';
 
 /** Children are depth 1, their children depth 2: a chain never runs deeper than this (seed 003). */
 export const MAX_SUBAGENT_DEPTH = 3;
@@ -16,6 +17,10 @@ export const SUBAGENT_RESULT_MAX_CHARS = 16_000;
 
 export interface SubagentSpec {
   task: string;
+  /** What the child is sent, when more than the task (squad memory before it); else the task. */
+  prompt?: string;
+  /** The squad whose memory the child's lessons are captured into (seed 003). */
+  squad?: string;
   role: string;
   /** A tool profile or names, within the parent's own tools. */
   tools: string | readonly string[];
@@ -40,6 +45,9 @@ export interface SubagentRecord {
   tokens: number;
   /** The answer (done), or what went wrong. */
   result?: string;
+  squad?: string;
+  /** Lessons captured into the squad's memory from its answer, and lessons distilled. */
+  captured?: { lessons: number; distilled: number; error?: string };
 }
 
 /** Builds the child's loop: its tools (filtered, and spawning only below the depth cap) and its workspace. */
@@ -66,6 +74,8 @@ export class SubagentManager {
       workspace: string;
       childLoop: ChildLoopFactory;
       logger: Logger;
+      /** Squad memory through the host; without it a spawn's `squad` is refused. */
+      squads?: SquadMemoryClient;
       now?: () => number;
     },
   ) {}
@@ -93,6 +103,7 @@ export class SubagentManager {
       state: 'running',
       startedAt: this.#now(),
       tokens: 0,
+      ...(spec.squad ? { squad: spec.squad } : {}),
     };
     this.#records.set(id, record);
     const controller = new AbortController();
@@ -174,7 +185,7 @@ export class SubagentManager {
     try {
       await loop.runTask(
         {
-          message: spec.task,
+          message: spec.prompt ?? spec.task,
           conversationId: `subagent-${record.id}`,
           ...(spec.traceId ? { traceId: spec.traceId } : {}),
         },
@@ -194,6 +205,8 @@ export class SubagentManager {
     } else if (answer !== undefined && failure === undefined) {
       record.state = 'done';
       record.result = clip(answer);
+      if (spec.squad && this.deps.squads)
+        record.captured = await this.#capture(spec.squad, record, answer, spec);
     } else {
       record.state = 'failed';
       record.result = clip(failure ?? 'the subagent ended without an answer');
@@ -202,6 +215,21 @@ export class SubagentManager {
       { state: record.state, tokens: record.tokens, ms: record.endedAt - record.startedAt },
       'subagent ended',
     );
+  }
+
+  /** The child's `## Session Memory` into its squad's memory; a failure is reported, not thrown. */
+  async #capture(squad: string, record: SubagentRecord, answer: string, spec: SubagentSpec) {
+    try {
+      const done = await captureSession(this.deps.squads as SquadMemoryClient, squad, {
+        id: record.id,
+        answer,
+        traceId: spec.traceId,
+      });
+      return { lessons: done.captured, distilled: done.distilled };
+    } catch (error) {
+      this.deps.logger.warn({ err: error, squad, subagent: record.id }, 'squad memory capture failed');
+      return { lessons: 0, distilled: 0, error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   #record(id: string): SubagentRecord {

@@ -1,7 +1,8 @@
 import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
-import { guardTool } from '../tools/tool-failure.js';
+import { guardTool, ToolFailure } from '../tools/tool-failure.js';
 import { fenceUntrusted } from '../untrusted/untrusted-text.js';
+import { formatSquadMemory, SESSION_MEMORY_INSTRUCTION, type SquadMemoryClient } from './squad-memory.js';
 import type { SubagentManager, SubagentRecord } from './subagent-manager.js';
 
 /** Defaults a spawn takes when the model names none: enough for a focused piece of work. */
@@ -41,6 +42,13 @@ const spawnInput = z.object({
     .max(1_000_000)
     .default(SUBAGENT_DEFAULT_MAX_TOKENS)
     .describe('Tokens (prompt and answer, all its calls) it may spend; charged to your budget'),
+  squad: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+    .optional()
+    .describe(
+      'A squad whose memory it starts with and adds its lessons to (needs permissions.memory on squad:NAME)',
+    ),
 });
 const idInput = z.object({ id: z.string().min(1).max(64).describe('The subagent id from spawn_subagent') });
 const resultInput = z.object({
@@ -63,7 +71,11 @@ const resultInput = z.object({
  * `spawn_subagent`, `subagents_list`, `subagent_result`, `subagent_kill` for an agent (or a
  * subagent) at `depth`; a subagent's answer comes back fenced: it read what its task led it to.
  */
-export function createSubagentTools(manager: SubagentManager, depth: number): AgentTool[] {
+export function createSubagentTools(
+  manager: SubagentManager,
+  depth: number,
+  squads?: SquadMemoryClient,
+): AgentTool[] {
   const spawn: AgentTool<z.infer<typeof spawnInput>> = {
     name: 'spawn_subagent',
     group: 'runtime',
@@ -72,8 +84,23 @@ export function createSubagentTools(manager: SubagentManager, depth: number): Ag
     input: spawnInput,
     run: (input, context) =>
       guardTool(async () => {
+        let prompt: string | undefined;
+        let squadNote = '';
+        if (input.squad !== undefined) {
+          if (!squads) throw new ToolFailure('squad memory needs the host; this agent has none');
+          // Read first: a squad the agent may not read is refused here, with the line to add.
+          const memory = formatSquadMemory(
+            input.squad,
+            await squads.read(input.squad, context.traceId),
+            input,
+          );
+          prompt = [memory.text, SESSION_MEMORY_INSTRUCTION, input.task].filter(Boolean).join('\n\n');
+          squadNote = `; squad ${input.squad} memory: ${memory.tokens} tokens${memory.leftOut > 0 ? ` (${memory.leftOut} entries over budget left out)` : ''}`;
+        }
         const record = manager.spawn({
           task: input.task,
+          ...(prompt !== undefined ? { prompt } : {}),
+          ...(input.squad !== undefined ? { squad: input.squad } : {}),
           role: input.role,
           tools: input.tools,
           timeoutMs: input.timeout_s * 1000,
@@ -81,7 +108,7 @@ export function createSubagentTools(manager: SubagentManager, depth: number): Ag
           parentDepth: depth,
           traceId: context.traceId,
         });
-        return `started ${record.id} (depth ${record.depth}); collect its answer with subagent_result`;
+        return `started ${record.id} (depth ${record.depth}${squadNote}); collect its answer with subagent_result`;
       }),
   };
   const list: AgentTool<Record<string, never>> = {
@@ -134,7 +161,10 @@ export function createSubagentTools(manager: SubagentManager, depth: number): Ag
 
 function answerOf(record: SubagentRecord): string {
   const answer = fenceUntrusted(`subagent ${record.id}`, record.result ?? '');
-  return `${record.id} ${record.state} (${record.tokens} tokens), task ${JSON.stringify(record.task.slice(0, 80))}:\n${answer}`;
+  const captured = record.captured
+    ? `; squad ${record.squad}: ${record.captured.lessons} lessons kept, ${record.captured.distilled} distilled${record.captured.error ? ` (capture failed: ${record.captured.error})` : ''}`
+    : '';
+  return `${record.id} ${record.state} (${record.tokens} tokens${captured}), task ${JSON.stringify(record.task.slice(0, 80))}:\n${answer}`;
 }
 
 function describe(record: SubagentRecord): string {

@@ -44,6 +44,16 @@ afterEach(async () => {
 });
 
 describe('shared memory scopes', () => {
+  it("keeps a squad's episodic log append-only (the same lesson twice is two entries) and merges elsewhere", async () => {
+    const { save } = await start();
+    const lesson = { content: '[RESEARCHER] Tide tables are a day ahead.', category: 'episodic' };
+    expect((await save('operator', 'squad:research', lesson)).json().action).toBe('created');
+    expect((await save('operator', 'squad:research', lesson)).json().action).toBe('created');
+    const program = { ...lesson, category: 'program' };
+    expect((await save('operator', 'squad:research', program)).json().action).toBe('created');
+    expect((await save('operator', 'squad:research', program)).json().action).not.toBe('created');
+  });
+
   it('lets one agent find the global fact another saved, naming the writer', async () => {
     const { save, search } = await start();
     const saved = await save('a', 'global', { content: 'The staging database lives on port 5433.' });

@@ -109,14 +109,19 @@ export class SharedMemoryStore {
           },
         },
       );
-    const report = await engine.save([
-      {
-        ...fact,
-        scope,
-        source: 'tool',
-        ...(writer !== null ? { sourceRef: `${WRITER_PREFIX}${writer}` } : {}),
-      },
-    ]);
+    const report = await engine.save(
+      [
+        {
+          ...fact,
+          scope,
+          source: 'tool',
+          ...(writer !== null ? { sourceRef: `${WRITER_PREFIX}${writer}` } : {}),
+        },
+      ],
+      // A squad's episodic memory is a log (seed 003): the same lesson from two sessions is two
+      // entries, which is how distillation sees that sessions agree. Never merged away.
+      isEpisodicLog(scope, fact.category) ? { dedup: false } : undefined,
+    );
     const outcome = report.outcomes[0];
     if (!outcome) return { scope, action: 'skipped', id: null, reason: 'nothing saved' };
     // A supersede leaves the replaced item's writer counted until the next open's scan: a count
@@ -205,4 +210,9 @@ function toShared(item: MemoryItem): SharedMemoryItem {
     created_at: item.createdAt,
     updated_at: item.updatedAt,
   };
+}
+
+/** A squad's `episodic` layer: append-only, each session's lessons kept as written. */
+function isEpisodicLog(scope: string, category: string | undefined): boolean {
+  return scope.startsWith('squad:') && category === 'episodic';
 }

@@ -1,0 +1,123 @@
+import type { SharedMemoryItem } from '@openlegion/protocol';
+import { describe, expect, it } from 'vitest';
+import { estimateTokens } from '../context/token-estimate.js';
+import {
+  captureSession,
+  formatSquadMemory,
+  parseSessionMemory,
+  SQUAD_LAYER_BUDGETS,
+  type SquadLayer,
+  type SquadMemoryClient,
+} from './squad-memory.js';
+
+let nextId = 1;
+const item = (category: string, content: string, updated = nextId): SharedMemoryItem => ({
+  id: nextId++,
+  scope: 'squad:research',
+  category,
+  abstract: content.slice(0, 200),
+  content,
+  writer: 'lead',
+  created_at: updated,
+  updated_at: updated,
+});
+
+/** The host's squad store, in memory: what the client writes is what it reads back. */
+function memoryStore(): { client: SquadMemoryClient; items: SharedMemoryItem[] } {
+  const items: SharedMemoryItem[] = [];
+  return {
+    items,
+    client: {
+      read: async () => [...items],
+      write: async (_squad: string, layer: SquadLayer, content: string) => {
+        if (!items.some((existing) => existing.category === layer && existing.content === content))
+          items.push(item(layer, content));
+      },
+    },
+  };
+}
+
+describe('parseSessionMemory', () => {
+  it('reads the tagged lessons under the heading, up to the next heading', () => {
+    const answer = [
+      'The tide is at 06:12.',
+      '## Session Memory',
+      '- [RESEARCHER] Tide tables on the harbour site are a day ahead.',
+      '- [all] Cite the source URL with every number.',
+      'not a lesson',
+      '- untagged line',
+      '## Next',
+      '- [RESEARCHER] after the section',
+    ].join('\n');
+    expect(parseSessionMemory(answer)).toEqual([
+      { role: 'RESEARCHER', text: 'Tide tables on the harbour site are a day ahead.' },
+      { role: 'ALL', text: 'Cite the source URL with every number.' },
+    ]);
+    expect(parseSessionMemory('no section here')).toEqual([]);
+  });
+
+  it('keeps at most ten lessons of an answer', () => {
+    const lines = Array.from({ length: 50 }, (_, i) => `- [ALL] lesson ${i}`);
+    expect(parseSessionMemory(`## Session Memory\n${lines.join('\n')}`)).toHaveLength(10);
+  });
+});
+
+describe('formatSquadMemory', () => {
+  it('keeps each layer within its budget and the whole within 500 tokens, however long the history', () => {
+    const items = [
+      ...Array.from({ length: 200 }, (_, i) =>
+        item('process', `We review every change in pairs, rule ${i}.`),
+      ),
+      ...Array.from({ length: 200 }, (_, i) =>
+        item('program', `[ALL] Program lesson number ${i} about tides.`),
+      ),
+      ...Array.from({ length: 200 }, (_, i) => item('episodic', `[RESEARCHER] Episode ${i} (session s${i})`)),
+    ];
+    const block = formatSquadMemory('research', items, { role: 'a researcher', task: 'find the tides' });
+    expect(block.tokens).toBeLessThanOrEqual(
+      SQUAD_LAYER_BUDGETS.process + SQUAD_LAYER_BUDGETS.program + SQUAD_LAYER_BUDGETS.episodic,
+    );
+    expect(estimateTokens(block.text)).toBeLessThan(560); // the fence's own words on top
+    expect(block.leftOut).toBeGreaterThan(500);
+    expect(block.text).toContain('<untrusted source="squad memory research">');
+  });
+
+  it("leaves out another role's lessons and puts the task's first", () => {
+    const items = [
+      item('program', '[WRITER] Keep drafts under 200 words.'),
+      item('program', '[RESEARCHER] Moon phases: use the almanac, not the news.'),
+      item('program', '[RESEARCHER] Tide tables are a day ahead.'),
+    ];
+    const block = formatSquadMemory('research', items, { role: 'researcher', task: 'tide tables for Porto' });
+    expect(block.text).not.toContain('Keep drafts');
+    expect(block.text.indexOf('Tide tables')).toBeLessThan(block.text.indexOf('Moon phases'));
+  });
+});
+
+describe('captureSession', () => {
+  it("keeps each session's lessons and distills what two of three sessions agree on", async () => {
+    const { client, items } = memoryStore();
+    const answer = (extra: string) =>
+      `Done.\n## Session Memory\n- [RESEARCHER] Tide tables are a day ahead.\n- [RESEARCHER] ${extra}`;
+    expect(await captureSession(client, 'research', { id: 's1', answer: answer('One-off A.') })).toEqual({
+      captured: 2,
+      distilled: 0,
+    });
+    await captureSession(client, 'research', { id: 's2', answer: answer('One-off B.') });
+    const third = await captureSession(client, 'research', { id: 's3', answer: answer('One-off C.') });
+    expect(third).toEqual({ captured: 2, distilled: 1 });
+    expect(items.filter((entry) => entry.category === 'program').map((entry) => entry.content)).toEqual([
+      '[RESEARCHER] Tide tables are a day ahead.',
+    ]);
+    expect(items.filter((entry) => entry.category === 'episodic')).toHaveLength(6);
+  });
+
+  it('writes nothing for an answer without lessons', async () => {
+    const { client, items } = memoryStore();
+    expect(await captureSession(client, 'research', { id: 's1', answer: 'Just the answer.' })).toEqual({
+      captured: 0,
+      distilled: 0,
+    });
+    expect(items).toEqual([]);
+  });
+});

@@ -1,0 +1,177 @@
+import {
+  SHARED_MEMORY_MESH_PATH,
+  type SharedMemoryItem,
+  sharedMemoryListAnswerSchema,
+  squadMemoryScope,
+} from '@openlegion/protocol';
+import { estimateTokens } from '../context/token-estimate.js';
+import type { MeshClient } from '../tools/mesh/mesh-client.js';
+import { fenceUntrusted } from '../untrusted/untrusted-text.js';
+
+/**
+ * Squad memory (seed 003): what a team's subagents learned, kept in the host's shared store under
+ * `squad:NAME` (so every agent of the squad, and its subagents, share it), in three layers told
+ * apart by category: `process` (how the team works; written by the operator or an agent),
+ * `program` (lessons distilled from sessions) and `episodic` (each session's lessons, newest
+ * first). Before a spawn the layers are injected within their budgets, filtered by the child's role
+ * and task; after it, the child's `## Session Memory` lines are captured as episodic entries, and
+ * every third session the lessons two sessions agree on are distilled into program memory.
+ */
+export const SQUAD_LAYER_BUDGETS = { process: 150, program: 200, episodic: 150 } as const;
+export type SquadLayer = keyof typeof SQUAD_LAYER_BUDGETS;
+/** Sessions between distillations (seed 003's `autoDistillEvery`). */
+export const DISTILL_EVERY_SESSIONS = 3;
+/** Lessons read from one answer: a subagent cannot flood its squad's memory. */
+const MAX_LESSONS_PER_SESSION = 10;
+const LESSON_MAX_CHARS = 400;
+
+/** One lesson: `[ROLE] text` (ROLE `ALL` for everyone). */
+export interface Lesson {
+  role: string;
+  text: string;
+}
+
+/** What the child is told to end with, so its lessons can be captured. */
+export const SESSION_MEMORY_INSTRUCTION =
+  'When you finish, end your answer with a "## Session Memory" section: one line per lesson worth keeping for the next session, as "- [ROLE] lesson" (ROLE in capitals, or ALL for everyone).';
+
+/**
+ * The `## Session Memory` lessons of an answer: `- [ROLE] text` lines after the heading, up to the
+ * next heading; at most 10, each cut to 400 characters.
+ */
+export function parseSessionMemory(answer: string): Lesson[] {
+  const lines = answer.split('\n');
+  const start = lines.findIndex((line) => /^#{1,6}\s*Session Memory\s*$/i.test(line.trim()));
+  if (start === -1) return [];
+  const lessons: Lesson[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^#{1,6}\s/.test(line.trim())) break;
+    const match = /^\s*[-*]\s*\[([A-Za-z][A-Za-z0-9_-]{0,31})\]\s+(.+)$/.exec(line);
+    if (!match?.[1] || !match[2]) continue;
+    lessons.push({ role: match[1].toUpperCase(), text: match[2].trim().slice(0, LESSON_MAX_CHARS) });
+    if (lessons.length === MAX_LESSONS_PER_SESSION) break;
+  }
+  return lessons;
+}
+
+/** The squad memory block for a child of `role` on `task`: each layer within its budget. */
+export function formatSquadMemory(
+  squad: string,
+  items: readonly SharedMemoryItem[],
+  child: { role: string; task: string },
+): { text: string; tokens: number; leftOut: number } {
+  const roleTag = child.role.trim().split(/\s+/).at(-1)?.toUpperCase() ?? '';
+  const taskWords = words(child.task);
+  const newestFirst = [...items].sort((a, b) => b.updated_at - a.updated_at);
+  const parts: string[] = [];
+  let leftOut = 0;
+  let total = 0;
+  for (const layer of Object.keys(SQUAD_LAYER_BUDGETS) as SquadLayer[]) {
+    let candidates = newestFirst.filter((item) => item.category === layer);
+    if (layer !== 'process') {
+      // Lessons for this role or everyone, those sharing the task's words first.
+      candidates = candidates
+        .filter((item) => forRole(item.content, roleTag))
+        .map((item, index) => ({ item, index, overlap: overlap(words(item.content), taskWords) }))
+        .sort((a, b) => b.overlap - a.overlap || a.index - b.index)
+        .map(({ item }) => item);
+    }
+    const chosen: string[] = [];
+    // The layer's heading and each line's newline count against its budget too.
+    let used = estimateTokens(`${layer}:\n`);
+    for (const item of candidates) {
+      const line = `- ${oneLine(item.content)}`;
+      const cost = estimateTokens(`${line}\n`);
+      if (used + cost > SQUAD_LAYER_BUDGETS[layer]) {
+        leftOut += 1;
+        continue;
+      }
+      chosen.push(line);
+      used += cost;
+    }
+    if (chosen.length === 0) continue;
+    parts.push(`${layer}:\n${chosen.join('\n')}`);
+    total += used;
+  }
+  if (parts.length === 0) return { text: '', tokens: 0, leftOut };
+  const text = fenceUntrusted(`squad memory ${squad}`, parts.join('\n'));
+  return { text, tokens: total, leftOut };
+}
+
+/** The host's side of a squad's memory, through `/mesh/memory/squad:NAME/...`. */
+export function squadMemoryClient(mesh: MeshClient) {
+  const path = (squad: string) => `${SHARED_MEMORY_MESH_PATH}/${encodeURIComponent(squadMemoryScope(squad))}`;
+  return {
+    async read(squad: string, traceId?: string): Promise<SharedMemoryItem[]> {
+      const answer = await mesh.call({ method: 'GET', path: `${path(squad)}/items?limit=1000`, traceId });
+      return sharedMemoryListAnswerSchema.parse(answer).items;
+    },
+    async write(squad: string, layer: SquadLayer, content: string, traceId?: string): Promise<void> {
+      await mesh.call({
+        method: 'POST',
+        path: `${path(squad)}/items`,
+        body: { content, category: layer },
+        traceId,
+      });
+    },
+  };
+}
+export type SquadMemoryClient = ReturnType<typeof squadMemoryClient>;
+
+/**
+ * After a session: its lessons become episodic entries (tagged with the session), and every third
+ * session the lessons at least two sessions agree on (or any `[ALL]` one) are written to program
+ * memory (the store merges what it already has). Returns what was written.
+ */
+export async function captureSession(
+  client: SquadMemoryClient,
+  squad: string,
+  session: { id: string; answer: string; traceId?: string | undefined },
+): Promise<{ captured: number; distilled: number }> {
+  const lessons = parseSessionMemory(session.answer);
+  for (const lesson of lessons)
+    await client.write(
+      squad,
+      'episodic',
+      `[${lesson.role}] ${lesson.text} (session ${session.id})`,
+      session.traceId,
+    );
+  if (lessons.length === 0) return { captured: 0, distilled: 0 };
+  const episodic = (await client.read(squad, session.traceId)).filter((item) => item.category === 'episodic');
+  const sessions = new Map<string, Set<string>>();
+  for (const item of episodic) {
+    const match = /^\[([A-Z0-9_-]+)\] (.+) \(session ([^)]+)\)$/.exec(item.content);
+    if (!match?.[1] || !match[2] || !match[3]) continue;
+    const key = `[${match[1]}] ${match[2]}`;
+    sessions.set(key, (sessions.get(key) ?? new Set()).add(match[3]));
+  }
+  const sessionCount = new Set([...sessions.values()].flatMap((ids) => [...ids])).size;
+  if (sessionCount % DISTILL_EVERY_SESSIONS !== 0) return { captured: lessons.length, distilled: 0 };
+  let distilled = 0;
+  for (const [lesson, ids] of sessions) {
+    if (ids.size >= 2 || lesson.startsWith('[ALL] ')) {
+      await client.write(squad, 'program', lesson, session.traceId);
+      distilled += 1;
+    }
+  }
+  return { captured: lessons.length, distilled };
+}
+
+function forRole(content: string, roleTag: string): boolean {
+  const tag = /^\[([A-Z0-9_-]+)\]/.exec(content)?.[1];
+  return tag === undefined || tag === 'ALL' || tag === roleTag;
+}
+
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
+}
+
+function overlap(a: Set<string>, b: Set<string>): number {
+  let count = 0;
+  for (const word of a) if (b.has(word)) count += 1;
+  return count;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
