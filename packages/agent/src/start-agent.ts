@@ -73,7 +73,12 @@ export async function startAgent(options: {
       ...agentMemoryOptions(memoryConfig, {
         meshUrl: env.MESH_URL,
         token: env.MESH_TOKEN,
-        fastTier: createFastTierCall(llm),
+        fastTier: createFastTierCall(llm, undefined, (error) =>
+          logger.warn(
+            { err: error },
+            'fast tier unavailable; the call went to the default tier (its cost is the default model\'s)',
+          ),
+        ),
       }),
     });
     backfill?.kick();

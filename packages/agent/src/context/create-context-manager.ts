@@ -47,7 +47,14 @@ export function createContextManager(deps: ContextManagerDeps): ClosableContextM
   const ownsDatabase = typeof deps.database === 'string';
   const db = typeof deps.database === 'string' ? openDatabase(deps.database) : deps.database;
   const clock = deps.clock ?? systemClock;
-  const call = deps.fastTierCall ?? createFastTierCall(deps.llm, deps.fastModel ?? FAST_TIER_MODEL);
+  const call =
+    deps.fastTierCall ??
+    createFastTierCall(deps.llm, deps.fastModel ?? FAST_TIER_MODEL, (error) =>
+      deps.logger.warn(
+        { err: error },
+        "fast tier unavailable; the call went to the default tier (its cost is the default model's)",
+      ),
+    );
   const counter = deps.tokenCounter ?? new TokenCounter();
   const services: ContextServices = {
     settings: deps.settings,

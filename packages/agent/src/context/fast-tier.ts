@@ -13,13 +13,28 @@ export type FastTierCall = (request: {
   traceId?: string | undefined;
 }) => Promise<string>;
 
-/** A fast-tier caller over the host's OpenAI-compatible proxy. */
-export function createFastTierCall(llm: () => Promise<OpenAI>, model = FAST_TIER_MODEL): FastTierCall {
-  return async ({ system, user, signal, traceId }) => {
+/** Where a call goes when the fast tier cannot answer (seed 004): dearer, but the work gets done. */
+export const FAST_TIER_FALLBACK_MODEL = 'default';
+
+/**
+ * A fast-tier caller over the host's OpenAI-compatible proxy. When the fast tier is unavailable
+ * (the host answers 5xx or 429 after its own failover, or cannot be reached), the call is made once
+ * on the default tier and `onFallback` hears of it, so the dearer call is logged; a refusal (4xx)
+ * is the caller's to see.
+ */
+export function createFastTierCall(
+  llm: () => Promise<OpenAI>,
+  model = FAST_TIER_MODEL,
+  onFallback?: (error: unknown) => void,
+): FastTierCall {
+  const once = async (
+    chosen: string,
+    { system, user, signal, traceId }: Parameters<FastTierCall>[0],
+  ): Promise<string> => {
     const client = await llm();
     const completion = await client.chat.completions.create(
       {
-        model,
+        model: chosen,
         messages: [
           { role: 'system', content: system },
           { role: 'user', content: user },
@@ -33,6 +48,26 @@ export function createFastTierCall(llm: () => Promise<OpenAI>, model = FAST_TIER
     if (!text) throw new Error('the fast tier answered with no text');
     return text;
   };
+  return async (request) => {
+    try {
+      return await once(model, request);
+    } catch (error) {
+      if (request.signal.aborted || model === FAST_TIER_FALLBACK_MODEL || !isUnavailable(error)) throw error;
+      onFallback?.(error);
+      return once(FAST_TIER_FALLBACK_MODEL, request);
+    }
+  };
+}
+
+/** The fast tier could not answer (as opposed to refusing the request). */
+function isUnavailable(error: unknown): boolean {
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number') return status >= 500 || status === 429;
+  // No status: the connection failed or timed out.
+  return (
+    error instanceof Error &&
+    /connection|timed? ?out|ECONN|fetch failed/i.test(`${error.name} ${error.message}`)
+  );
 }
 
 /**
