@@ -140,7 +140,10 @@ async function harness(
       signal,
     }),
     takeCalls() {
-      const calls = llm.requests.slice(seen).map(fastCallKind);
+      const calls = llm.requests
+        .slice(seen)
+        .map(fastCallKind)
+        .filter((kind) => kind !== 'fallback');
       seen = llm.requests.length;
       return calls;
     },
@@ -154,6 +157,8 @@ function fastCallText(request: { body: unknown } | undefined): string {
 }
 
 function fastCallKind(request: { body: unknown }): string {
+  // A failed fast call is tried once on the default tier (not in this fake's models: it fails too).
+  if ((request.body as { model?: string }).model !== 'fast') return 'fallback';
   const user = fastCallText(request);
   return user.startsWith('Transcript:') ? 'flush' : user.startsWith('Current memory:') ? 'summary' : 'other';
 }
