@@ -76,7 +76,7 @@ export async function startAgent(options: {
         fastTier: createFastTierCall(llm, undefined, (error) =>
           logger.warn(
             { err: error },
-            'fast tier unavailable; the call went to the default tier (its cost is the default model\'s)',
+            "fast tier unavailable; the call went to the default tier (its cost is the default model's)",
           ),
         ),
       }),
