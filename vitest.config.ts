@@ -7,6 +7,10 @@ const source = (file: string) => fileURLToPath(new URL(`./packages/${file}`, imp
 const alias = [
   { find: /^@openlegion\/infra\/([a-z-]+)$/, replacement: source('infra/src/$1/index.ts') },
   { find: /^@openlegion\/agent\/skills$/, replacement: source('agent/src/skills/index.ts') },
+  {
+    find: /^@openlegion\/agent\/squad-memory$/,
+    replacement: source('agent/src/subagents/squad-memory.ts'),
+  },
   { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
   { find: /^@openlegion\/host\/mesh$/, replacement: source('host/src/mesh.ts') },
   { find: /^@openlegion\/host\/vault$/, replacement: source('host/src/vault/index.ts') },

@@ -96,3 +96,15 @@ export const sharedMemoryListAnswerSchema = z.object({
   items: z.array(sharedMemoryItemSchema),
 });
 export type SharedMemoryListAnswer = z.infer<typeof sharedMemoryListAnswerSchema>;
+
+/** `GET /api/memory` (the operator): each shared scope that holds items, with counts by category. */
+export const sharedMemoryScopesAnswerSchema = z.object({
+  scopes: z.array(
+    z.object({
+      scope: z.string(),
+      items: z.number().int(),
+      categories: z.record(z.string(), z.number().int()),
+    }),
+  ),
+});
+export type SharedMemoryScopesAnswer = z.infer<typeof sharedMemoryScopesAnswerSchema>;

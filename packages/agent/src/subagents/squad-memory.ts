@@ -137,24 +137,40 @@ export async function captureSession(
       session.traceId,
     );
   if (lessons.length === 0) return { captured: 0, distilled: 0 };
-  const episodic = (await client.read(squad, session.traceId)).filter((item) => item.category === 'episodic');
+  const items = await client.read(squad, session.traceId);
+  if (episodeSessions(items) % DISTILL_EVERY_SESSIONS !== 0)
+    return { captured: lessons.length, distilled: 0 };
+  const agreed = distillLessons(items);
+  for (const lesson of agreed) await client.write(squad, 'program', lesson, session.traceId);
+  return { captured: lessons.length, distilled: agreed.length };
+}
+
+/** Episodic entries as written by {@link captureSession}: `[ROLE] text (session ID)`. */
+const EPISODE = /^\[([A-Z0-9_-]+)\] (.+) \(session ([^)]+)\)$/;
+
+/** Each episodic lesson and the sessions that reported it. */
+function lessonSessions(items: readonly SharedMemoryItem[]): Map<string, Set<string>> {
   const sessions = new Map<string, Set<string>>();
-  for (const item of episodic) {
-    const match = /^\[([A-Z0-9_-]+)\] (.+) \(session ([^)]+)\)$/.exec(item.content);
+  for (const item of items) {
+    if (item.category !== 'episodic') continue;
+    const match = EPISODE.exec(item.content);
     if (!match?.[1] || !match[2] || !match[3]) continue;
     const key = `[${match[1]}] ${match[2]}`;
     sessions.set(key, (sessions.get(key) ?? new Set()).add(match[3]));
   }
-  const sessionCount = new Set([...sessions.values()].flatMap((ids) => [...ids])).size;
-  if (sessionCount % DISTILL_EVERY_SESSIONS !== 0) return { captured: lessons.length, distilled: 0 };
-  let distilled = 0;
-  for (const [lesson, ids] of sessions) {
-    if (ids.size >= 2 || lesson.startsWith('[ALL] ')) {
-      await client.write(squad, 'program', lesson, session.traceId);
-      distilled += 1;
-    }
-  }
-  return { captured: lessons.length, distilled };
+  return sessions;
+}
+
+/** How many sessions the episodic log holds. */
+export function episodeSessions(items: readonly SharedMemoryItem[]): number {
+  return new Set([...lessonSessions(items).values()].flatMap((ids) => [...ids])).size;
+}
+
+/** The lessons at least two sessions agree on, and every `[ALL]` one: what program memory keeps. */
+export function distillLessons(items: readonly SharedMemoryItem[]): string[] {
+  return [...lessonSessions(items)]
+    .filter(([lesson, ids]) => ids.size >= 2 || lesson.startsWith('[ALL] '))
+    .map(([lesson]) => lesson);
 }
 
 function forRole(content: string, roleTag: string): boolean {

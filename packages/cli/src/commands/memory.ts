@@ -17,6 +17,7 @@ import {
   requestJson,
 } from '../host-connection.js';
 import { SHARED_MEMORY_ACTIONS } from './shared-memory.js';
+import { SQUAD_MEMORY_ACTIONS } from './squad-memory.js';
 
 /**
  * `openlegion memory <agent> search|list|stats|delete|export|import|doctor`: an agent's long-term
@@ -29,7 +30,7 @@ export function registerMemoryCommands(program: Command, kit: CommandKit): void 
     .description(
       "read and manage an agent's long-term memory (search, list, stats, delete, export, import, doctor), or a shared scope's (global, squad:NAME: search, list, save, delete)",
     )
-    .argument('<agent>', 'agent name, or a shared scope: global, squad:NAME')
+    .argument('<agent>', 'agent name, a shared scope (global, squad:NAME), or squads')
     .argument('<action>', `one of: ${Object.keys(ACTIONS).join(', ')}`)
     .argument('[args...]', 'search: the query; delete: the item id; import: a JSON lines file or -')
     .addOption(kit.configOption())
@@ -39,8 +40,23 @@ export function registerMemoryCommands(program: Command, kit: CommandKit): void 
     .option('--category <category>', 'list: only this category')
     .option('-o, --out <file>', 'export: write to a file instead of stdout')
     .option('--keep-ids', 'import: keep the ids in the file (restore into an empty memory)')
+    .option('--role <role>', 'squads read: the role a subagent would have')
+    .option('--task <task>', 'squads read: the task a subagent would have')
+    .option('--days <n>', 'squads compress: episodes older than this many days (7)')
+    .option('--keep-program', 'squads flush: keep the distilled program memory')
     .action((agent: string, action: string, args: string[], options: MemoryOptions) =>
       kit.run(async () => {
+        // `squads` in place of an agent: the squads' layered memory (seed 003). An agent named
+        // `squads` has its own memory reached through the REPL or the host's API instead.
+        if (agent === 'squads') {
+          const squads = SQUAD_MEMORY_ACTIONS[action];
+          if (!squads)
+            throw new OpenLegionError(
+              'REQUEST_INVALID',
+              `no action "${action}" for squads; actions: ${Object.keys(SQUAD_MEMORY_ACTIONS).join(', ')}`,
+            );
+          return squads({ host: await connectToHost(options.config), kit, args, options });
+        }
         if (isSharedMemoryScope(agent)) {
           const shared = SHARED_MEMORY_ACTIONS[action];
           if (!shared)
@@ -78,6 +94,10 @@ interface MemoryOptions {
   category?: string;
   out?: string;
   keepIds?: boolean;
+  role?: string;
+  task?: string;
+  days?: string;
+  keepProgram?: boolean;
 }
 
 interface MemoryCall {

@@ -131,4 +131,50 @@ agents:
       'no action "stats" for the shared scope global; actions: search, list, save, delete',
     );
   });
+
+  it("gives the operator the squads' layered memory: write, list, read, distill, stats, flush", async () => {
+    expect(
+      (await cli('memory', 'squads', 'write', 'ops', 'process', 'We', 'review', 'in', 'pairs.')).out,
+    ).toBe('written to ops process\n');
+    for (const session of ['s1', 's2'])
+      await cli('memory', 'squad:ops', 'save', `[ALL] Check the runbook first. (session ${session})`);
+    // `save` writes no category: put the two episodes where capture puts them.
+    for (const session of ['s1', 's2'])
+      await cli(
+        'memory',
+        'squads',
+        'write',
+        'ops',
+        'episodic',
+        `[ONCALL] Page twice before escalating. (session ${session})`,
+      );
+    expect((await cli('memory', 'squads', 'distill', 'ops')).out).toBe(
+      '1 lessons distilled into ops program memory\n',
+    );
+    expect((await cli('memory', 'squads', 'list')).out).toMatch(
+      /^ops {2}\d+ items {2}process 1, program 1, episodic 2\n$/,
+    );
+    const read = await cli(
+      'memory',
+      'squads',
+      'read',
+      'ops',
+      '--role',
+      'oncall',
+      '--task',
+      'escalating a page',
+    );
+    expect(read.out).toContain('<untrusted source="squad memory ops">');
+    expect(read.out).toContain('- We review in pairs.');
+    expect(read.out).toContain('- [ONCALL] Page twice before escalating.');
+    expect((await cli('memory', 'squads', 'stats')).out).toMatch(
+      /^ops {2}process 1, program 1, episodic 2 {2}2 sessions {2}injected \d+ of 500 tokens\n$/,
+    );
+    expect((await cli('memory', 'squads', 'flush', 'ops', '--keep-program')).out).toBe(
+      '2 entries of ops (episodic) deleted; process memory kept\n',
+    );
+    const bad = await cli('memory', 'squads', 'write', 'ops', 'gossip', 'x');
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('write needs a layer (process, program, episodic) and the text');
+  });
 });

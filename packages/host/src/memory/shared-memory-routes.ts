@@ -50,6 +50,9 @@ export function registerSharedMemoryRoutes(app: FastifyInstance, deps: SharedMem
     requireRead: (agent, scope) => deps.permissions.require(agent ?? '', 'memory.read', scope),
     requireWrite: (agent, scope) => deps.permissions.require(agent ?? '', 'memory.write', scope),
   });
+  app.get(SHARED_MEMORY_API_PATH, { config: { auth: 'operator' } }, async () => ({
+    scopes: deps.store.scopes(),
+  }));
   register(app, SHARED_MEMORY_API_PATH, 'operator', deps, {
     who: () => null,
     requireRead: () => {},

@@ -9,6 +9,7 @@ import {
   type SharedMemoryItem,
   type SharedMemorySave,
   type SharedMemorySaveAnswer,
+  type SharedMemoryScopesAnswer,
   type SharedMemorySearch,
   type SharedMemorySearchAnswer,
 } from '@openlegion/protocol';
@@ -133,6 +134,23 @@ export class SharedMemoryStore {
   /** @throws {OpenLegionError} `MEM_ITEM_NOT_FOUND` when `id` is not a live item of `scope`. */
   get(scope: string, id: number): SharedMemoryItem {
     return toShared(this.#item(scope, id));
+  }
+
+  /** Each scope that holds live items, with its counts by category (the operator's overview). */
+  scopes(): SharedMemoryScopesAnswer['scopes'] {
+    const byScope = new Map<string, Record<string, number>>();
+    for (const item of this.#engine().list()) {
+      const categories = byScope.get(item.scope) ?? {};
+      categories[item.category] = (categories[item.category] ?? 0) + 1;
+      byScope.set(item.scope, categories);
+    }
+    return [...byScope]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([scope, categories]) => ({
+        scope,
+        items: Object.values(categories).reduce((sum, count) => sum + count, 0),
+        categories,
+      }));
   }
 
   /** Oldest first, live items only. */
