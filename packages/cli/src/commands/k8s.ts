@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
-import { buildK8sManifests, renderK8sManifests } from '@openlegion/host/k8s';
+import { buildK8sManifests, k8sFiles } from '@openlegion/host/k8s';
 import type { Command } from 'commander';
 import type { CliOutput } from '../cli-output.js';
 import type { CommandKit } from '../command-kit.js';
@@ -14,8 +14,9 @@ export interface K8sManifestsOptions {
 }
 
 /**
- * `openlegion k8s manifests`: the fleet of mesh.yaml as one multi-document YAML file,
- * `<out>/openlegion-<mesh>.yaml`, for `kubectl apply -f`. Nothing talks to a cluster.
+ * `openlegion k8s manifests`: the fleet of mesh.yaml as multi-document YAML for `kubectl apply -f`,
+ * `<out>/openlegion-<mesh>.yaml` and the token Secrets' placeholders beside it in
+ * `openlegion-<mesh>-secrets.yaml`. Nothing talks to a cluster.
  */
 export async function writeK8sManifests(options: K8sManifestsOptions, output: CliOutput): Promise<number> {
   const { config, file } = await loadMeshConfig(options.config);
@@ -24,11 +25,12 @@ export async function writeK8sManifests(options: K8sManifestsOptions, output: Cl
     imageRegistry: options.imageRegistry,
   });
   await mkdir(options.out, { recursive: true });
-  const target = path.join(options.out, `openlegion-${config.mesh.name}.yaml`);
-  await writeFile(target, renderK8sManifests(manifests.objects), { mode: 0o644 });
-  output.out(
-    `${target}: ${manifests.objects.length} objects in namespace ${manifests.namespace} (${Object.keys(config.agents).length} agents)\n`,
-  );
+  for (const file of k8sFiles(manifests)) {
+    const target = path.join(options.out, file.name);
+    await writeFile(target, file.text, { mode: 0o644 });
+    const count = file.text.match(/^kind: /gm)?.length ?? 0;
+    output.out(`${target}: ${count} objects in namespace ${manifests.namespace}\n`);
+  }
   for (const warning of manifests.warnings) output.err(`warning: ${warning}\n`);
   return 0;
 }
@@ -41,10 +43,14 @@ export function registerK8sCommands(program: Command, kit: CommandKit): void {
   k8s
     .command('manifests')
     .description(
-      'write the fleet as Kubernetes objects (StatefulSet per agent, host Deployment, RBAC, NetworkPolicies, token Secrets) to one YAML file',
+      'write the fleet as Kubernetes objects (StatefulSet per agent, host Deployment, RBAC, NetworkPolicies) and its token Secrets (placeholders) to two YAML files',
     )
     .addOption(kit.configOption())
-    .option('-o, --out <dir>', 'folder to write openlegion-<mesh>.yaml into', 'k8s')
+    .option(
+      '-o, --out <dir>',
+      'folder to write openlegion-<mesh>.yaml and openlegion-<mesh>-secrets.yaml into',
+      'k8s',
+    )
     .option('-n, --namespace <ns>', 'namespace of every object (default openlegion-<mesh>)')
     .option(
       '--image-registry <registry>',

@@ -25,7 +25,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { parseMeshConfig } from '../config/index.js';
-import { buildK8sManifests, isDns1123Label, type K8sObject, renderK8sManifests } from './index.js';
+import { buildK8sManifests, isDns1123Label, type K8sObject, k8sFiles, renderK8sManifests } from './index.js';
 
 const MESH_YAML = `
 mesh: { name: research, port: 8420 }
@@ -333,5 +333,17 @@ describe('buildK8sManifests', () => {
     );
     const open = MESH_YAML.replace('port: 8420', 'port: 8420, host: 0.0.0.0');
     expect(buildK8sManifests(parseMeshConfig(open), open).warnings).toHaveLength(1);
+  });
+
+  it('splits the token Secrets into their own file, so re-applying the fleet never resets them', () => {
+    const files = k8sFiles(manifests());
+    expect(files.map((file) => file.name)).toEqual([
+      'openlegion-research.yaml',
+      'openlegion-research-secrets.yaml',
+    ]);
+    const kinds = (text: string) => parseAllDocuments(text).map((doc) => (doc.toJS() as K8sObject).kind);
+    expect(kinds(files[0]?.text ?? '')).not.toContain('Secret');
+    expect(kinds(files[0]?.text ?? '')).toHaveLength(16);
+    expect(kinds(files[1]?.text ?? '')).toEqual(['Secret', 'Secret']);
   });
 });

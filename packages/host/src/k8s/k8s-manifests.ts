@@ -14,6 +14,7 @@ export interface K8sManifestOptions {
 }
 
 export interface K8sManifests {
+  mesh: string;
   namespace: string;
   objects: K8sObject[];
   /** What an operator must change before applying (printed by the CLI). */
@@ -55,7 +56,7 @@ export function buildK8sManifests(
     ...networkPolicies(layout),
     ...agents.flatMap((agent) => agentObjects(config, layout, agent)),
   ];
-  return { namespace, objects, warnings: warnings(config) };
+  return { mesh, namespace, objects, warnings: warnings(config) };
 }
 
 function warnings(config: MeshConfig): string[] {
@@ -65,7 +66,7 @@ function warnings(config: MeshConfig): string[] {
       `mesh.host is ${config.mesh.host}: in a pod the host must listen on 0.0.0.0 for its Service to reach it; set it in the ConfigMap's mesh.yaml`,
     );
   found.push(
-    'every agent-*-tokens Secret holds REPLACE_ME: fill them before applying (docs/scale-out.md shows the command)',
+    'every agent-*-tokens Secret holds REPLACE_ME: create them with real tokens instead of applying the secrets file as it is (docs/scale-out.md shows the command)',
   );
   return found;
 }
@@ -73,4 +74,29 @@ function warnings(config: MeshConfig): string[] {
 /** The objects as one multi-document YAML file. */
 export function renderK8sManifests(objects: readonly K8sObject[]): string {
   return objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n');
+}
+
+/** One file to write: its name and its YAML. */
+export interface K8sFile {
+  name: string;
+  text: string;
+}
+
+/**
+ * The manifests as two files: `openlegion-<mesh>.yaml` with everything but the token Secrets, and
+ * `openlegion-<mesh>-secrets.yaml` with their placeholders. Apart, so re-applying the fleet never
+ * puts REPLACE_ME back over tokens the operator has set.
+ */
+export function k8sFiles(manifests: K8sManifests): K8sFile[] {
+  const isSecret = (object: K8sObject) => object.kind === 'Secret';
+  return [
+    {
+      name: `openlegion-${manifests.mesh}.yaml`,
+      text: renderK8sManifests(manifests.objects.filter((object) => !isSecret(object))),
+    },
+    {
+      name: `openlegion-${manifests.mesh}-secrets.yaml`,
+      text: renderK8sManifests(manifests.objects.filter(isSecret)),
+    },
+  ];
 }
