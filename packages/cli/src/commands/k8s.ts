@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
-import { buildK8sManifests, k8sFiles } from '@openlegion/host/k8s';
+import { buildK8sManifests, k8sFiles } from '@openlegion/host/kubernetes';
 import type { Command } from 'commander';
 import type { CliOutput } from '../cli-output.js';
 import type { CommandKit } from '../command-kit.js';

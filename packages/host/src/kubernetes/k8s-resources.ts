@@ -1,5 +1,4 @@
-import type { AgentResources } from '../fleet/agent-runtime.js';
-import { parseByteSize } from '../fleet/resource-limits.js';
+import { type AgentResources, parseByteSize } from '../fleet/index.js';
 
 const MI = 1024 ** 2;
 
