@@ -141,6 +141,7 @@ function hostDeployment(layout: K8sLayout): K8sObject {
             {
               name: 'host',
               image: `${layout.registryPrefix}${HOST_IMAGE}`,
+              command: ['openlegion'],
               args: ['start', '--config', `${HOST_HOME}/mesh.yaml`],
               workingDir: HOST_HOME,
               securityContext: CONTAINER_SECURITY,
@@ -148,6 +149,8 @@ function hostDeployment(layout: K8sLayout): K8sObject {
                 { name: 'mesh', containerPort: layout.meshPort, protocol: 'TCP' },
                 { name: 'egress', containerPort: layout.egressPort, protocol: 'TCP' },
               ],
+              // `/healthz` needs no token; the kubelet's probe comes from the node, not through the policies.
+              readinessProbe: { httpGet: { path: '/healthz', port: 'mesh' }, periodSeconds: 5 },
               resources: { requests: HOST_RESOURCES, limits: HOST_RESOURCES },
               volumeMounts: [
                 { name: 'home', mountPath: HOST_HOME },

@@ -160,6 +160,7 @@ describe('buildK8sManifests', () => {
     expect(claim?.spec?.accessModes).toEqual(['ReadWriteOnce']);
     const host = containerOf(find<IDeployment>(objects, 'Deployment', 'openlegion-host'));
     expect(host.securityContext).toEqual(container.securityContext);
+    expect(host.readinessProbe?.httpGet).toEqual({ path: '/healthz', port: 'mesh' });
   });
 
   it('gives an agent the environment the docker runtime gives it, the tokens only by secretKeyRef', () => {
