@@ -14,6 +14,7 @@ const alias = [
   { find: /^@openlegion\/host\/config$/, replacement: source('host/src/config/index.ts') },
   { find: /^@openlegion\/host\/mesh$/, replacement: source('host/src/mesh.ts') },
   { find: /^@openlegion\/host\/vault$/, replacement: source('host/src/vault/index.ts') },
+  { find: /^@openlegion\/host\/kubernetes$/, replacement: source('host/src/kubernetes/index.ts') },
   {
     find: /^@openlegion\/host\/workflow-files$/,
     replacement: source('host/src/workflows/definition/workflow-file.ts'),

@@ -11,6 +11,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   init: 'openlegion init --name research --agent researcher:"Finds sources" --provider demo',
   'config validate': 'openlegion config validate mesh.yaml',
   'config schema': 'openlegion config schema > mesh.schema.json',
+  'k8s manifests': 'openlegion k8s manifests --out k8s --image-registry registry.example.com/team',
   traces: 'openlegion traces 3f2a9c1e-…',
   costs: 'openlegion costs --agent researcher',
   'llm health': 'openlegion llm health',

@@ -8,6 +8,7 @@ import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerInstructionsCommand } from './commands/instructions.js';
+import { registerK8sCommands } from './commands/k8s.js';
 import { registerLcmCommands } from './commands/lcm.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
@@ -140,6 +141,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerMeshCommands(program, kit);
   registerPubsubCommands(program, kit);
   registerVaultCommands(program, kit);
+  registerK8sCommands(program, kit);
 
   const config = program.command('config').description('check and describe mesh.yaml');
   config
