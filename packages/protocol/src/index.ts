@@ -67,7 +67,7 @@ export {
   chatEventSchema,
   formatSseEvent,
 } from './chat-events.js';
-export { TIER_NAMES, type TierName } from './config-fields.js';
+export { modelRef, TIER_NAMES, type TierName } from './config-fields.js';
 export {
   CREDENTIAL_NAME,
   type CredentialGrant,
