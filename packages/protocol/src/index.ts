@@ -277,6 +277,13 @@ export {
   type ToolLoading,
 } from './skills-config.js';
 export {
+  SUBAGENT_STATES,
+  type SubagentsList,
+  type SubagentView,
+  subagentsListSchema,
+  subagentViewSchema,
+} from './subagents-api.js';
+export {
   matchesInputType,
   stepFallback,
   stepRetries,
