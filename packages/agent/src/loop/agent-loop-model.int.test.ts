@@ -64,12 +64,37 @@ describe('the /model directive', () => {
     const events = await harness.chat('/model openai/not-yours hi');
     expect(notices(events)).toEqual([
       'model for this conversation: openai/not-yours (was scripted/gpt-test); the host checks that this agent may call it',
-      `the host does not let this agent call openai/not-yours (LLM_MODEL_FORBIDDEN: mesh.yaml allows its own model, the tiers, its fallbacks and the embedding model); the switch is not kept: back to ${TEST_MODEL}`,
+      `the host refused openai/not-yours (LLM_MODEL_FORBIDDEN: agent "a" may not call openai/not-yours); the switch is not kept: back to ${TEST_MODEL}`,
     ]);
     expect(events.at(-1)).toEqual({ type: 'done', conversation_id: 'c', text: 'ok' });
     expect(harness.sent().map((request) => request.model)).toEqual(['openai/not-yours', TEST_MODEL]);
     expect(harness.store.modelOf('c')).toBeUndefined();
     expect(harness.store.list('c').map((message) => message.content)).toEqual(['hi', 'ok']);
+  });
+
+  it('does not keep a provider mesh.yaml does not configure either', async () => {
+    harness = await startLoopHarness({
+      script: {
+        models: [TEST_MODEL, 'nowhere/model'],
+        rules: [
+          {
+            match: { model: 'nowhere/model' },
+            fail: {
+              status: 400,
+              code: 'LLM_PROVIDER_UNKNOWN',
+              message: 'no provider "nowhere" in mesh.yaml',
+            },
+          },
+        ],
+        default: { text: 'ok' },
+      },
+    });
+    const events = await harness.chat('/model nowhere/model hi');
+    expect(notices(events).at(-1)).toBe(
+      `the host refused nowhere/model (LLM_PROVIDER_UNKNOWN: no provider "nowhere" in mesh.yaml); the switch is not kept: back to ${TEST_MODEL}`,
+    );
+    expect(events.at(-1)).toEqual({ type: 'done', conversation_id: 'c', text: 'ok' });
+    expect(harness.store.modelOf('c')).toBeUndefined();
   });
 
   it('still ends the turn with LLM_MODEL_FORBIDDEN when mesh.yaml’s own model is refused', async () => {

@@ -12,7 +12,7 @@ import type { SkillSnapshot } from '../skills/index.js';
 import { ToolLoader } from '../tool-registry/turn-toolset.js';
 import { stripInvisible } from '../untrusted/untrusted-text.js';
 import type { InstructionSource } from '../workspace/operator-instructions.js';
-import { applyModelDirective, refuseModel } from './conversation-model.js';
+import { applyModelDirective, MODEL_REFUSALS, refuseModel } from './conversation-model.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
 import { proxyErrorCode } from './llm-failure.js';
 import { LlmCallFailedError } from './model-call.js';
@@ -174,10 +174,18 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     };
     try {
       const outcome = await runTurn(runner, plan, emit, signal).catch((error: unknown) => {
-        // A provider/model the host refuses for this agent: refused on the turn's first call (the
-        // same model until an escalation to a tier), so nothing ran yet; the turn runs on mesh.yaml's.
-        if (!turnModel.unchecked || !isModelRefusal(error)) throw error;
-        refuseModel(deps.store, conversationId, turnModel.model, deps.self.model, emit);
+        // A provider/model the host refuses (not this agent's to call, no such provider or model):
+        // refused on the turn's first call (the same model until an escalation to a tier), so
+        // nothing ran yet; the switch is dropped and the turn runs on mesh.yaml's model.
+        const refusal = turnModel.unchecked ? modelRefusal(error) : undefined;
+        if (refusal === undefined) throw error;
+        refuseModel(
+          deps.store,
+          conversationId,
+          { model: turnModel.model, ...refusal },
+          deps.self.model,
+          emit,
+        );
         return runTurn(runner, { ...plan, model: deps.self.model }, emit, signal);
       });
       deps.store.append(conversationId, outcome.messages);
@@ -256,8 +264,13 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
   };
 }
 
-function isModelRefusal(error: unknown): boolean {
-  return error instanceof LlmCallFailedError && proxyErrorCode(error.cause) === 'LLM_MODEL_FORBIDDEN';
+/** The host's code and words when it refused the model itself (not the call); else undefined. */
+function modelRefusal(error: unknown): { code: string; reason: string } | undefined {
+  if (!(error instanceof LlmCallFailedError)) return undefined;
+  const code = proxyErrorCode(error.cause);
+  if (code === undefined || !MODEL_REFUSALS.has(code)) return undefined;
+  // The SDK's message starts with the status ("403 agent … may not call …").
+  return { code, reason: error.message.replace(/^\d{3}\s+/, '') };
 }
 
 async function tokenOf(deps: AgentLoopDeps): Promise<string> {

@@ -53,18 +53,29 @@ export function applyModelDirective(
     : { model, unchecked: !isTier(model) && model !== meshModel };
 }
 
+/**
+ * The codes with which the host refuses a model itself (not a call): an agent may not call it, mesh.yaml
+ * configures no such provider, the name is not a model, or the provider does not know it.
+ */
+export const MODEL_REFUSALS: ReadonlySet<string> = new Set([
+  'LLM_MODEL_FORBIDDEN',
+  'LLM_PROVIDER_UNKNOWN',
+  'LLM_MODEL_INVALID',
+  'LLM_MODEL_NOT_FOUND',
+]);
+
 /** The host refused the conversation's model: it is not kept, and the user is told why. */
 export function refuseModel(
   store: ConversationStore,
   conversationId: string,
-  refused: string,
+  refusal: { model: string; code: string; reason: string },
   meshModel: string,
   emit: (event: ChatEvent) => void,
 ): void {
   store.setModel(conversationId, undefined);
   emit({
     type: 'notice',
-    message: `the host does not let this agent call ${refused} (LLM_MODEL_FORBIDDEN: mesh.yaml allows its own model, the tiers, its fallbacks and the embedding model); the switch is not kept: back to ${meshModel}`,
+    message: `the host refused ${refusal.model} (${refusal.code}: ${refusal.reason}); the switch is not kept: back to ${meshModel}`,
   });
 }
 
