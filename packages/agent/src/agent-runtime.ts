@@ -35,6 +35,8 @@ export interface AgentRuntime {
   loop: AgentLoop;
   /** The agent's MCP servers, for the operator's `/mcp/*` routes. */
   mcp: McpOperator;
+  /** The agent's in-container subagents, for the operator's `GET /subagents/`. */
+  subagents: SubagentManager;
   /** Settles once every MCP server is ready or failed its first start; turns wait for it. */
   ready: Promise<void>;
   /** Kill background processes, close the browser, the MCP servers and the context database. */
@@ -181,6 +183,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   return {
     loop,
     mcp,
+    subagents,
     ready: mcpStarted,
     async close() {
       await subagents.close();

@@ -13,6 +13,7 @@ import { type McpOperator, mcpRoutes } from './mcp/mcp-routes.js';
 import { memoryRoutes } from './memory-routes.js';
 import { turnRoutes } from './routes/turn-routes.js';
 import { type SkillSnapshot, skillsRoutes } from './skills/index.js';
+import { type SubagentLister, subagentRoutes } from './subagents/subagent-routes.js';
 import { workspaceRoutes } from './workspace/workspace-routes.js';
 
 /** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */
@@ -24,6 +25,8 @@ export interface ReadyAgent {
   loop: AgentLoop;
   /** The agent's MCP servers, once its runtime has loaded (the `/mcp/*` routes wait for it). */
   mcp?: () => Promise<McpOperator>;
+  /** The agent's in-container subagents, once its runtime has loaded (`GET /subagents/` waits for it). */
+  subagents?: () => Promise<SubagentLister>;
 }
 
 export interface AgentServerDeps {
@@ -55,7 +58,7 @@ const noJsonSchemas = () => () => {
 
 /**
  * The agent's HTTP API: `GET /status` (public); with the bearer token `POST /chat`, `POST /task`
- * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*`, `/lcm/*`, `/mcp/*` and `/skills/`. Closing the
+ * (SSE), `POST /chat/steer`, `POST /heartbeat`, `/memory/*`, `/workspace/*`, `/lcm/*`, `/mcp/*`, `/skills/` and `/subagents/`. Closing the
  * server aborts the turns in flight.
  */
 export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
@@ -96,6 +99,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
     if (deps.workspace) authed.register(workspaceRoutes(deps.workspace));
     if (deps.lcm) authed.register(lcmRoutes(deps.lcm));
     authed.register(mcpRoutes(() => deps.ready()?.mcp?.()));
+    authed.register(subagentRoutes(() => deps.ready()?.subagents?.()));
     if (deps.skills && deps.workspace) authed.register(skillsRoutes(deps.skills, deps.workspace));
     authed.register(
       turnRoutes({

@@ -104,4 +104,14 @@ describe('ConversationStore', () => {
     );
     store = ConversationStore.open(join(dataDir, 'fresh'));
   });
+
+  it("keeps a conversation's /model choice across a reopen, until it is reset", () => {
+    store.setModel('c1', 'fast');
+    store.setModel('c1', 'openai/gpt-4.1');
+    store.close();
+    store = ConversationStore.open(dataDir);
+    expect([store.modelOf('c1'), store.modelOf('c2')]).toEqual(['openai/gpt-4.1', undefined]);
+    store.setModel('c1', undefined);
+    expect(store.modelOf('c1')).toBeUndefined();
+  });
 });

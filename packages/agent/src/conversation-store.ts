@@ -45,6 +45,12 @@ const CONVERSATION_MIGRATIONS: readonly string[] = [
      SELECT conversation_id, seq, role, content, created_at FROM messages;
    DROP TABLE messages;
    ALTER TABLE messages_v2 RENAME TO messages`,
+  // The `/model` directive's choice, per conversation: kept across restarts, like the messages.
+  `CREATE TABLE conversation_models (
+     conversation_id TEXT PRIMARY KEY,
+     model TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   ) WITHOUT ROWID`,
 ];
 
 interface MessageRow {
@@ -116,6 +122,27 @@ export class ConversationStore {
       )
       .all(conversationId)
       .map(toStoredMessage);
+  }
+
+  /** The model `/model` chose for a conversation; undefined when it uses mesh.yaml's. */
+  modelOf(conversationId: string): string | undefined {
+    return this.#db
+      .prepare<[string], { model: string }>('SELECT model FROM conversation_models WHERE conversation_id = ?')
+      .get(conversationId)?.model;
+  }
+
+  /** Keep `model` for a conversation, or (undefined) go back to mesh.yaml's. */
+  setModel(conversationId: string, model: string | undefined): void {
+    if (model === undefined) {
+      this.#db.prepare('DELETE FROM conversation_models WHERE conversation_id = ?').run(conversationId);
+      return;
+    }
+    this.#db
+      .prepare(
+        `INSERT INTO conversation_models (conversation_id, model, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (conversation_id) DO UPDATE SET model = excluded.model, updated_at = excluded.updated_at`,
+      )
+      .run(conversationId, model, new Date(this.#clock.now()).toISOString());
   }
 
   /** How many conversations hold at least one message. */

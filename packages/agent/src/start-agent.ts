@@ -151,7 +151,12 @@ export async function startAgent(options: {
         }),
       ));
     const loop = deferredLoop(loadRuntime);
-    readyAgent = { self, loop, mcp: async () => (await loadRuntime()).mcp };
+    readyAgent = {
+      self,
+      loop,
+      mcp: async () => (await loadRuntime()).mcp,
+      subagents: async () => (await loadRuntime()).subagents,
+    };
     const url = `http://${urlHost(env.AGENT_HOST)}:${port}`;
     // A wildcard address means nothing to the host, which then uses what it knows (container name).
     await host.reportReady(isWildcard(env.AGENT_HOST) ? { version } : { url, version });

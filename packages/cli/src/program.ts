@@ -19,6 +19,7 @@ import { sendMessage } from './commands/send.js';
 import { registerSkillsCommands } from './commands/skills.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
+import { registerSubagentsCommand } from './commands/subagents.js';
 import { registerTelegramCommands } from './commands/telegram.js';
 import { registerVaultCommands } from './commands/vault.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
@@ -134,6 +135,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerLcmCommands(program, kit);
   registerMcpCommands(program, kit);
   registerSkillsCommands(program, kit);
+  registerSubagentsCommand(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerWorkflowCommands(program, kit);

@@ -67,7 +67,7 @@ export {
   chatEventSchema,
   formatSseEvent,
 } from './chat-events.js';
-export { TIER_NAMES, type TierName } from './config-fields.js';
+export { modelRef, TIER_NAMES, type TierName } from './config-fields.js';
 export {
   CREDENTIAL_NAME,
   type CredentialGrant,
@@ -278,6 +278,13 @@ export {
   TOOL_LOADING_MODES,
   type ToolLoading,
 } from './skills-config.js';
+export {
+  SUBAGENT_STATES,
+  type SubagentsList,
+  type SubagentView,
+  subagentsListSchema,
+  subagentViewSchema,
+} from './subagents-api.js';
 export {
   matchesInputType,
   stepFallback,

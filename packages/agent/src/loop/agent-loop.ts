@@ -12,10 +12,13 @@ import type { SkillSnapshot } from '../skills/index.js';
 import { ToolLoader } from '../tool-registry/turn-toolset.js';
 import { stripInvisible } from '../untrusted/untrusted-text.js';
 import type { InstructionSource } from '../workspace/operator-instructions.js';
+import { applyModelDirective, MODEL_REFUSALS, refuseModel } from './conversation-model.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
+import { proxyErrorCode } from './llm-failure.js';
+import { LlmCallFailedError } from './model-call.js';
 import { isSilentReply } from './silent-reply.js';
 import { errorEvent, toTurnError } from './turn-errors.js';
-import { ESCALATION_MODEL, runTurn, type TurnRunnerDeps } from './turn-runner.js';
+import { ESCALATION_MODEL, runTurn, type TurnPlan, type TurnRunnerDeps } from './turn-runner.js';
 import { setUpTurn, TruncationNotices } from './turn-setup.js';
 
 /** One turn as the server hands it over. */
@@ -131,14 +134,23 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       },
       notices,
     );
+    const turnModel = applyModelDirective(
+      deps.store,
+      conversationId,
+      deps.self.model,
+      directives.model,
+      emit,
+    );
     if (directives.compact) {
       const messages = [{ role: 'system' as const, content: systemPrompt }, ...history];
       await deps.contextManager.compact(
-        { conversationId, model: deps.self.model, messages, emit, signal },
+        { conversationId, model: turnModel.model, messages, emit, signal },
         'directive',
       );
       if (directives.message.trim() === '') return { text: '', silent: true };
     }
+    // `/model NAME` alone only switches (or shows) the model.
+    if (directives.model && directives.message.trim() === '') return { text: '', silent: true };
     // After a /compact, so memories the compaction took out of view may come back.
     const recalled = await deps.recall?.recall({
       conversationId,
@@ -149,22 +161,33 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
     });
     const recallReport = recalled && recalled.budgetChars > 0 ? recallEvent(recalled) : undefined;
     if (recallReport) log.debug({ recall: recallReport }, 'memory recalled');
+    const plan: TurnPlan = {
+      conversationId,
+      traceId: input.traceId,
+      systemPrompt,
+      history,
+      userMessage: withRecallBlock(directives.message, recalled),
+      tools,
+      maxRounds: input.maxRounds,
+      model: turnModel.model,
+      ...(input.drainSteered ? { drainSteered: steeredWithoutInvisible(input.drainSteered) } : {}),
+    };
     try {
-      const outcome = await runTurn(
-        runner,
-        {
+      const outcome = await runTurn(runner, plan, emit, signal).catch((error: unknown) => {
+        // A provider/model the host refuses (not this agent's to call, no such provider or model):
+        // refused on the turn's first call (the same model until an escalation to a tier), so
+        // nothing ran yet; the switch is dropped and the turn runs on mesh.yaml's model.
+        const refusal = turnModel.unchecked ? modelRefusal(error) : undefined;
+        if (refusal === undefined) throw error;
+        refuseModel(
+          deps.store,
           conversationId,
-          traceId: input.traceId,
-          systemPrompt,
-          history,
-          userMessage: withRecallBlock(directives.message, recalled),
-          tools,
-          maxRounds: input.maxRounds,
-          ...(input.drainSteered ? { drainSteered: steeredWithoutInvisible(input.drainSteered) } : {}),
-        },
-        emit,
-        signal,
-      );
+          { model: turnModel.model, ...refusal },
+          deps.self.model,
+          emit,
+        );
+        return runTurn(runner, { ...plan, model: deps.self.model }, emit, signal);
+      });
       deps.store.append(conversationId, outcome.messages);
       // Reported once the turn has answered: an event before the first output would commit the
       // host's HTTP answer to a stream, and a turn that fails early must still answer with its status.
@@ -239,6 +262,15 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       return { ran: true, reason: probe.reason, reply: silent ? '' : result.text, silent };
     },
   };
+}
+
+/** The host's code and words when it refused the model itself (not the call); else undefined. */
+function modelRefusal(error: unknown): { code: string; reason: string } | undefined {
+  if (!(error instanceof LlmCallFailedError)) return undefined;
+  const code = proxyErrorCode(error.cause);
+  if (code === undefined || !MODEL_REFUSALS.has(code)) return undefined;
+  // The SDK's message starts with the status ("403 agent … may not call …").
+  return { code, reason: error.message.replace(/^\d{3}\s+/, '') };
 }
 
 async function tokenOf(deps: AgentLoopDeps): Promise<string> {

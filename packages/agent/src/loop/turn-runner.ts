@@ -37,6 +37,8 @@ export interface TurnPlan {
   tools: TurnToolset;
   /** Tool rounds before the model must answer without tools. */
   maxRounds: number;
+  /** The model this turn starts on (the conversation's `/model`); else the agent's. */
+  model?: string;
   /** Messages steered into the turn since the last call (`POST /chat/steer`). */
   drainSteered?: () => string[];
 }
@@ -69,7 +71,7 @@ export async function runTurn(
   const detector = new LoopDetector();
   let rounds = 0;
   let toldToFinish = false;
-  let model = deps.model;
+  let model = plan.model ?? deps.model;
   /** Once per turn: move to the escalation model with a new allowance; false when there is none. */
   const escalate = (why: string): boolean => {
     if (deps.escalateTo === undefined || model === deps.escalateTo) return false;

@@ -43,4 +43,28 @@ describe('parseDirectives', () => {
   it('does not take a path-like word for a directive', () => {
     expect(parseDirectives('/quietly please')).toMatchObject({ message: '/quietly please', mode: 'full' });
   });
+
+  it('reads /model with a tier, a provider/model or reset as its argument', () => {
+    expect(parseDirectives('/model fast hi')).toMatchObject({
+      message: 'hi',
+      model: { action: 'set', model: 'fast' },
+      applied: ['/model fast'],
+    });
+    expect(parseDirectives('/quiet /model openai/gpt-4.1 /think go')).toMatchObject({
+      message: 'go',
+      mode: 'minimal',
+      think: true,
+      model: { action: 'set', model: 'openai/gpt-4.1' },
+    });
+    expect(parseDirectives('/model reset')).toMatchObject({ message: '', model: { action: 'reset' } });
+  });
+
+  it('takes /model alone, or before a word that names no model, as asking which model it is', () => {
+    expect(parseDirectives('/model')).toMatchObject({ message: '', model: { action: 'show' } });
+    expect(parseDirectives('/model which one are you?')).toMatchObject({
+      message: 'which one are you?',
+      model: { action: 'show' },
+      applied: ['/model'],
+    });
+  });
 });

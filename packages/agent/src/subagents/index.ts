@@ -15,4 +15,5 @@ export {
   type SubagentSpec,
   type SubagentState,
 } from './subagent-manager.js';
+export { type SubagentLister, subagentRoutes } from './subagent-routes.js';
 export { createSubagentTools, SUBAGENT_TOOL_NAMES } from './subagent-tools.js';

@@ -3,6 +3,7 @@ import { printError } from '../cli-output.js';
 import { approvalLine, fetchApprovals } from '../commands/approvals.js';
 import { sendMessage } from '../commands/send.js';
 import { fetchStatus, printStatus } from '../commands/status.js';
+import { fetchSubagents, formatSubagents } from '../commands/subagents.js';
 import { requestDone, requestJson } from '../host-connection.js';
 import { formatRecallDebug } from './recall-debug.js';
 import { conversationOf, knownAgent, type ReplSession } from './repl-session.js';
@@ -183,6 +184,23 @@ export const REPL_COMMANDS: ReplCommand[] = [
     usage: '/compact',
     description: 'ask the current agent to compact its conversation now',
     run: (session) => say(session, session.current, '/compact'),
+  },
+  {
+    name: 'model',
+    usage: '/model [NAME|reset]',
+    description:
+      "the current agent's model for this conversation: show it, switch (fast, default, complex, provider/model) or reset",
+    // The agent's own `/model` directive: it keeps the choice per conversation and says what it did.
+    run: (session, args) => say(session, session.current, `/model ${args.trim()}`.trimEnd()),
+  },
+  {
+    name: 'subagents',
+    usage: '/subagents [NAME]',
+    description: "an agent's subagents (the current agent's, or NAME's): depth, state, tokens, task",
+    async run(session, args) {
+      const agent = args.trim() === '' ? session.current : knownAgent(session, args.trim());
+      if (agent) session.output.out(formatSubagents(agent, await fetchSubagents(session.host, agent)));
+    },
   },
   {
     name: 'debug',

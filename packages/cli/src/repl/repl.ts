@@ -146,12 +146,12 @@ function printHelp(session: ReplSession): void {
     session.output.out(`  ${usage.padEnd(width)}  ${description}\n`);
 }
 
-/** Tab completion of commands, `@agent` and the agent after `/use`, `/steer`, `/restart`. */
+/** Tab completion of commands, `@agent` and the agent after `/use`, `/steer`, `/restart`, `/subagents`. */
 export function complete(line: string, agents: string[]): [string[], string] {
   const atAgent = /^@(\S*)$/.exec(line);
   if (atAgent)
     return [agents.filter((name) => name.startsWith(atAgent[1] ?? '')).map((name) => `@${name} `), line];
-  const afterCommand = /^\/(use|agent|steer|restart|interrupt|queue)\s+(\S*)$/.exec(line);
+  const afterCommand = /^\/(use|agent|steer|restart|interrupt|queue|subagents)\s+(\S*)$/.exec(line);
   if (afterCommand) {
     const partial = afterCommand[2] ?? '';
     return [

@@ -345,6 +345,20 @@ describe('chat relay through the host', () => {
       expect(standIn.received[0]?.body).toBe(lines);
     });
 
+    it("forwards the operator's subagents listing to the agent's GET /subagents/", async () => {
+      standIn.behave((res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"subagents":[]}');
+      });
+      const response = await fetch(`${hostUrl}/api/agents/a/subagents/`, { headers: host.operatorAuth });
+      expect([response.status, await response.json()]).toEqual([200, { subagents: [] }]);
+      expect(standIn.received[0]).toMatchObject({
+        method: 'GET',
+        path: '/subagents/',
+        authorization: `Bearer ${agentToken}`,
+      });
+    });
+
     it('refuses an agent token on the forwarded routes', async () => {
       const response = await fetch(`${hostUrl}/api/agents/a/memory/stats`, {
         headers: { authorization: `Bearer ${agentToken}` },

@@ -7,7 +7,7 @@ import { type AgentChatDeps, reachableAgent } from '../lanes/index.js';
 import { abortOnClientClose, sendUpstream } from '../server/index.js';
 
 /** The agent routes the operator reaches through the host (the host holds the agent's token). */
-export const FORWARDED_AGENT_ROUTES = ['memory', 'workspace', 'lcm', 'mcp', 'skills'] as const;
+export const FORWARDED_AGENT_ROUTES = ['memory', 'workspace', 'lcm', 'mcp', 'skills', 'subagents'] as const;
 
 const forwardParams = z.object({ agent: z.string().min(1), '*': z.string() });
 /** `?from=workspace` reads the agent's own (ignored) copy of AGENTS.md or SOUL.md, e.g. to keep it. */
