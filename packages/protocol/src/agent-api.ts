@@ -74,6 +74,29 @@ export const agentStatusSchema = z.object({
 });
 export type AgentStatus = z.infer<typeof agentStatusSchema>;
 
+/**
+ * The directives an agent reads at the start of a message (`/think`, `/compact`, `/model NAME`, ...;
+ * docs/agent.md): a channel passes these on to the agent as the message they start, rather than
+ * taking them for its own commands.
+ */
+export const AGENT_DIRECTIVES = [
+  'think',
+  'verbose',
+  'reasoning',
+  'quiet',
+  'silent',
+  'compact',
+  'minimal',
+  'coding',
+  'messaging',
+  'full',
+  'model',
+] as const;
+
+export function isAgentDirective(name: string): boolean {
+  return (AGENT_DIRECTIVES as readonly string[]).includes(name);
+}
+
 /** What the host tells an agent about itself (`GET /mesh/self`). */
 export const agentSelfSchema = z.object({
   agent: z.string(),

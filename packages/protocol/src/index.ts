@@ -1,4 +1,5 @@
 export {
+  AGENT_DIRECTIVES,
   type AgentSelf,
   type AgentState,
   type AgentStatus,
@@ -11,6 +12,7 @@ export {
   type HeartbeatResponse,
   heartbeatRequestSchema,
   heartbeatResponseSchema,
+  isAgentDirective,
   type SteerRequest,
   type SteerResponse,
   steerRequestSchema,

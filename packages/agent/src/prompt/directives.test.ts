@@ -1,3 +1,4 @@
+import { AGENT_DIRECTIVES } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
 import { parseDirectives } from './directives.js';
 
@@ -66,5 +67,19 @@ describe('parseDirectives', () => {
       model: { action: 'show' },
       applied: ['/model'],
     });
+  });
+});
+
+describe('AGENT_DIRECTIVES (what channels pass through)', () => {
+  it('names exactly the directives the agent reads', () => {
+    for (const name of AGENT_DIRECTIVES) {
+      const text = name === 'model' ? '/model fast hello' : `/${name} hello`;
+      const applied = parseDirectives(text).applied;
+      expect(
+        applied.some((directive) => directive.split(' ')[0] === `/${name}`),
+        name,
+      ).toBe(true);
+    }
+    expect(parseDirectives('/nonsense hello').applied).toEqual([]);
   });
 });

@@ -78,6 +78,18 @@ describe('TelegramChannel pairing', () => {
     ]);
   });
 
+  it("passes an agent's directive on as the message (/compact, /model fast), and refuses an unknown command", async () => {
+    const channel = await startChannel();
+    telegram.sendPrivate(OWNER, `/pair ${channel.pendingPairingCode()?.code ?? ''}`);
+    await telegram.waitFor(() => visibleTo(OWNER.id).length === 1);
+    telegram.sendPrivate(OWNER, '/model fast');
+    await telegram.waitFor(() => mesh.chats.length === 1);
+    expect(mesh.chats[0]?.request.message).toBe('/model fast');
+    telegram.sendPrivate(OWNER, '/frobnicate');
+    await telegram.waitFor(() => visibleTo(OWNER.id).some((text) => text.startsWith('Unknown command')));
+    expect(mesh.chats).toHaveLength(1);
+  });
+
   it('refuses a wrong code and a reused one, and pairs a second user as allowed with a new code', async () => {
     const channel = await startChannel();
     const first = channel.createPairingCode().code;

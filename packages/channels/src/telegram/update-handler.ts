@@ -1,3 +1,4 @@
+import { isAgentDirective } from '@openlegion/protocol';
 import { isApprovalButton, pressApprovalButton } from './approvals.js';
 import { COMMANDS } from './command-table.js';
 import { type IncomingUpdate, parseCommand } from './incoming-update.js';
@@ -44,9 +45,12 @@ async function handleMessage(context: TelegramContext, update: MessageUpdate): P
     context.logger.warn({ user: from.id }, 'message that looks like a key refused');
     return say(context, chatId, SECRET_WARNING, { replyTo: messageId });
   }
-  if (command) {
-    const spec = COMMANDS[command.name];
-    if (!spec) return say(context, chatId, 'Unknown command\\. /help lists them\\.');
+  // An agent's own directive (/compact, /model fast, ...) is the message it starts: the agent reads it.
+  if (command && !COMMANDS[command.name] && !isAgentDirective(command.name)) {
+    return say(context, chatId, 'Unknown command\\. /help lists them\\.');
+  }
+  const spec = command ? COMMANDS[command.name] : undefined;
+  if (command && spec) {
     if (spec.ownerOnly && user.role !== 'owner') {
       return say(context, chatId, `Only the owner can use /${command.name}\\.`);
     }
