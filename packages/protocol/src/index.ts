@@ -146,6 +146,16 @@ export {
   mcpStdioServerSchema,
 } from './mcp-config.js';
 export {
+  type ChannelName,
+  channelsSchema,
+  type DiscordChannelConfig,
+  discordChannelSchema,
+  type SlackChannelConfig,
+  slackChannelSchema,
+  type TelegramChannelConfig,
+  telegramChannelSchema,
+} from './channels-config.js';
+export {
   agentMessageSchema,
   type BlackboardChange,
   type BlackboardEntry,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelsSchema } from './channels-config.js';
 import { agentSchema } from './agent-config.js';
 import { approvalsConfigSchema } from './approvals-config.js';
 import {
@@ -105,35 +106,6 @@ const llmSchema = z
         providerSchema,
       )
       .default({}),
-  })
-  .strict();
-
-const channelsSchema = z
-  .object({
-    telegram: z
-      .object({
-        enabled: z.boolean().default(false),
-        token: secretRef.optional(),
-        default_agent: z.string().optional(),
-        /** Answer in groups (only when mentioned or replied to). */
-        allow_groups: z.boolean().default(false),
-        /** The Bot API server: Telegram's when absent; a local Bot API server (or a test's fake) otherwise. */
-        api_root: z.url({ protocol: /^https?$/ }).optional(),
-        /** Receive updates by webhook instead of long polling. */
-        webhook: z
-          .object({
-            /** The public https URL Telegram posts to (a reverse proxy forwards it to `port`). */
-            url: z.url({ protocol: /^https?$/ }),
-            /** Telegram echoes it in every post; posts without it are refused. */
-            secret_token: secretRef,
-            host: z.string().min(1).default('127.0.0.1'),
-            port: z.number().int().min(1).max(65_535),
-          })
-          .strict()
-          .optional(),
-      })
-      .strict()
-      .optional(),
   })
   .strict();
 
@@ -274,10 +246,16 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
         );
     }
   }
-  const telegram = asRecord(asRecord(config.channels).telegram);
-  checkAgent(telegram.default_agent, ['channels', 'telegram', 'default_agent']);
-  if (telegram.enabled === true && !telegram.token) {
-    issue(['channels', 'telegram', 'token'], 'an enabled channel needs a token reference');
+  // Each enabled channel needs its tokens; its default agent must exist.
+  const channelTokens = { telegram: ['token'], discord: ['token'], slack: ['bot_token', 'app_token'] };
+  for (const [name, tokens] of Object.entries(channelTokens)) {
+    const channel = asRecord(asRecord(config.channels)[name]);
+    checkAgent(channel.default_agent, ['channels', name, 'default_agent']);
+    for (const token of tokens) {
+      if (channel.enabled === true && !channel[token]) {
+        issue(['channels', name, token], 'an enabled channel needs a token reference');
+      }
+    }
   }
 }
 
