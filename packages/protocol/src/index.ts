@@ -63,6 +63,16 @@ export {
 export { type ApprovalsConfig, approvalsConfigSchema } from './approvals-config.js';
 export type { Channel, ChannelChatRequest, ChannelMesh } from './channel.js';
 export {
+  type ChannelName,
+  channelsSchema,
+  type DiscordChannelConfig,
+  discordChannelSchema,
+  type SlackChannelConfig,
+  slackChannelSchema,
+  type TelegramChannelConfig,
+  telegramChannelSchema,
+} from './channels-config.js';
+export {
   type ChatEvent,
   type ChatEventType,
   chatEventError,
@@ -145,16 +155,6 @@ export {
   mcpServerSelfSchema,
   mcpStdioServerSchema,
 } from './mcp-config.js';
-export {
-  type ChannelName,
-  channelsSchema,
-  type DiscordChannelConfig,
-  discordChannelSchema,
-  type SlackChannelConfig,
-  slackChannelSchema,
-  type TelegramChannelConfig,
-  telegramChannelSchema,
-} from './channels-config.js';
 export {
   agentMessageSchema,
   type BlackboardChange,

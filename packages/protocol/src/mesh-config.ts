@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { channelsSchema } from './channels-config.js';
 import { agentSchema } from './agent-config.js';
 import { approvalsConfigSchema } from './approvals-config.js';
+import { channelsSchema } from './channels-config.js';
 import {
   providerModel,
   resourcesSchema,
