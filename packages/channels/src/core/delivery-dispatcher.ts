@@ -204,7 +204,11 @@ export class DeliveryDispatcher {
         reply.show(message.answer);
       } else {
         const completed = await this.#turn(message, reply, log);
-        if (!completed) return;
+        if (!completed) {
+          // Stopped mid-turn: let a write on its way land (its id is kept), then leave it running.
+          await reply.finish();
+          return;
+        }
         spool.saveAnswer(id, reply.markdown(true));
       }
       await reply.finish();

@@ -28,6 +28,11 @@ import {
 export const DEFAULT_POLL_TIMEOUT_SECONDS = 30;
 /** How long `stop` lets replies in flight write their last text before cutting them off. */
 export const STOP_GRACE_MS = 5_000;
+/**
+ * The last part of {@link STOP_GRACE_MS}: agents' turns are cut, and a write already on its way
+ * may still land (its message id is kept, so the next start edits it rather than sending again).
+ */
+const WRITES_LAND_MS = 1_000;
 
 export interface TelegramChannelOptions {
   /** The bot token from @BotFather (resolved from the vault by the caller; never logged). */
@@ -54,6 +59,10 @@ export interface TelegramChannelOptions {
   registry?: ChannelRegistry;
   /** Tries per reply before it becomes a dead letter (the delivery core's default otherwise). */
   maxDeliveryAttempts?: number;
+  /** The wait before retry `attempt` of a reply (the delivery core's backoff otherwise). */
+  deliveryBackoffMs?: (attempt: number) => number;
+  /** How long `stop` lets agents' turns finish before cutting them (default 4 s of {@link STOP_GRACE_MS}). */
+  stopGraceMs?: number;
 }
 
 /**
@@ -127,6 +136,7 @@ export class TelegramChannel implements Channel {
       logger,
       whenBusy: this.#options.whenBusy ?? 'steer',
       ...(this.#options.maxDeliveryAttempts ? { maxAttempts: this.#options.maxDeliveryAttempts } : {}),
+      ...(this.#options.deliveryBackoffMs ? { backoffMs: this.#options.deliveryBackoffMs } : {}),
       ...(registry && this.#options.mirror ? { registry } : {}),
       onDead: (message, error) => {
         const owner = this.users.owner();
@@ -196,24 +206,35 @@ export class TelegramChannel implements Channel {
     logger.info({ bot: bot.username, mode: webhook ? 'webhook' : 'polling' }, 'telegram channel started');
   }
 
-  /** Stop receiving, give replies in flight a moment to finish, then cut what is left. Idempotent. */
+  /**
+   * Stop receiving, give replies in flight a moment to finish, then cut what is left: a cut reply
+   * stays in the spool and is answered at the next start (editing what was sent). Idempotent.
+   */
   async stop(): Promise<void> {
     this.#stopNotices();
     this.#unregister();
     const receiving = Promise.all([this.#poller?.stop(), this.#webhook?.close()]);
-    const replies = this.#delivery?.settled() ?? Promise.resolve();
-    let grace: Timer | undefined;
+    const delivery = this.#delivery;
+    if (delivery) {
+      await this.#within(this.#options.stopGraceMs ?? STOP_GRACE_MS - WRITES_LAND_MS, delivery.settled());
+      // Ends the agents' turns; a write already on its way lands first (so its id is kept).
+      await this.#within(WRITES_LAND_MS, delivery.stop());
+    }
+    // Cuts retries still waiting (Telegram unreachable): nothing may hold the mesh's shutdown.
+    this.#lifetime.abort();
+    await Promise.all([delivery?.stop(), receiving]);
+  }
+
+  /** Wait for `work`, at most `ms`. */
+  async #within(ms: number, work: Promise<unknown>): Promise<void> {
+    let timer: Timer | undefined;
     await Promise.race([
-      replies,
+      work,
       new Promise<void>((resolve) => {
-        grace = this.#clock.setTimeout(resolve, STOP_GRACE_MS);
+        timer = this.#clock.setTimeout(resolve, ms);
       }),
     ]);
-    grace?.cancel();
-    // Cuts retries still waiting (Telegram unreachable): nothing may hold the mesh's shutdown.
-    // What is cut stays in the spool and is answered at the next start.
-    this.#lifetime.abort();
-    await Promise.all([this.#delivery?.stop(), receiving]);
+    timer?.cancel();
   }
 
   /** Whether someone owns the bot (paired first). */

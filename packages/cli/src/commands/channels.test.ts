@@ -77,7 +77,9 @@ describe('openlegion channels dead-letters', () => {
     const unknown = await channels('dead-letters', '--retry', '999');
     expect(unknown.code).toBe(1);
     // CHAN_DEAD_LETTER_UNKNOWN: the message names the id and where the list is.
-    expect(unknown.err).toBe('openlegion: no dead letter 999 (openlegion channels dead-letters lists them)\n');
+    expect(unknown.err).toBe(
+      'openlegion: no dead letter 999 (openlegion channels dead-letters lists them)\n',
+    );
     const malformed = await channels('dead-letters', '--drop', 'abc');
     expect(malformed.err).toContain('no dead letter abc (ids are numbers; run without --retry to list them)');
   });
