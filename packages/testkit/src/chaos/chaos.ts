@@ -119,6 +119,7 @@ export class Chaos {
       }
     }
     if (delivered.length > 0 && this.#fault('replayed', this.rates.replay)) {
+      // An index inside `delivered` (not empty here), so an element, not undefined.
       out.push(delivered[this.between(0, delivered.length - 1)] as T);
     }
     return out;
