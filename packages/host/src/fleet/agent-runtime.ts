@@ -1,5 +1,5 @@
 /** Which kind of runtime runs a mesh's agents. */
-export type AgentRuntimeKind = 'docker' | 'process';
+export type AgentRuntimeKind = 'docker' | 'process' | 'swarm';
 
 /** Limits from mesh.yaml `runtime.resources`. */
 export interface AgentResources {
