@@ -141,7 +141,13 @@ agents:
         Labels: Record<string, string>;
         Mode: unknown;
         TaskTemplate: {
-          ContainerSpec: { User: string; ReadOnly: boolean; CapabilityDrop: string[]; Env: string[]; Init: boolean };
+          ContainerSpec: {
+            User: string;
+            ReadOnly: boolean;
+            CapabilityDrop: string[];
+            Env: string[];
+            Init: boolean;
+          };
           Resources: { Limits: { MemoryBytes: number; Pids: number } };
         };
       };
@@ -149,12 +155,15 @@ agents:
     const container = service?.Spec.TaskTemplate.ContainerSpec;
     expect(service?.Spec.Mode).toEqual({ Replicated: { Replicas: 1 } });
     expect(container).toMatchObject({ User: '1000', ReadOnly: true, CapabilityDrop: ['ALL'], Init: true });
-    expect(service?.Spec.TaskTemplate.Resources.Limits).toMatchObject({ MemoryBytes: 256 * 1024 ** 2, Pids: 128 });
+    expect(service?.Spec.TaskTemplate.Resources.Limits).toMatchObject({
+      MemoryBytes: 256 * 1024 ** 2,
+      Pids: 128,
+    });
     const visible = JSON.stringify([container?.Env, service?.Spec.Labels]);
     expect(visible).not.toMatch(/MESH_TOKEN|_PROXY=http:\/\/alpha:/);
-    expect(await lines('secret', 'ls', '--filter', `label=openlegion.mesh=${mesh}`, '--format', '{{.Name}}')).toEqual(
-      expect.arrayContaining([`openlegion-${mesh}-alpha-env`, `openlegion-${mesh}-beta-env`]),
-    );
+    expect(
+      await lines('secret', 'ls', '--filter', `label=openlegion.mesh=${mesh}`, '--format', '{{.Name}}'),
+    ).toEqual(expect.arrayContaining([`openlegion-${mesh}-alpha-env`, `openlegion-${mesh}-beta-env`]));
   });
 
   it('answers a send through the host container over the overlay', async () => {
@@ -170,9 +179,16 @@ agents:
     const beta = await taskContainer(`openlegion-${mesh}-beta`);
     if (!alpha || !beta) throw new Error('no task containers');
     const betaAddress = (
-      await docker('inspect', beta, '--format', `{{(index .NetworkSettings.Networks "openlegion-${mesh}-beta-net").IPAddress}}`)
+      await docker(
+        'inspect',
+        beta,
+        '--format',
+        `{{(index .NetworkSettings.Networks "openlegion-${mesh}-beta-net").IPAddress}}`,
+      )
     ).trim();
-    const gateway = (await docker('network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}')).trim();
+    const gateway = (
+      await docker('network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}')
+    ).trim();
     const result = await nodeIn(
       alpha,
       `${PROBE}
@@ -216,10 +232,14 @@ agents:
     const before = await taskContainer(service);
     if (!before) throw new Error('no alpha task');
     await docker('kill', before);
-    await waitUntil(async () => {
-      const now = await taskContainer(service);
-      return now !== undefined && now !== before;
-    }, 'a new alpha task', 60_000);
+    await waitUntil(
+      async () => {
+        const now = await taskContainer(service);
+        return now !== undefined && now !== before;
+      },
+      'a new alpha task',
+      60_000,
+    );
     await waitUntil(
       async () => {
         const sent = await cli('send', 'alpha', 'hello');

@@ -65,7 +65,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
       }) =>
         run(async () => {
           // The host (fastify, dockerode, SQLite) loads only where it runs: other commands stay quick.
-          const inSwarm = await (await import('./commands/start-swarm.js')).startInSwarmContainer(options, output);
+          const inSwarm = await (await import('./commands/start-swarm.js')).startInSwarmContainer(
+            options,
+            output,
+          );
           if (inSwarm !== undefined) return inSwarm;
           if (options.detach)
             return (await import('./commands/start-detached.js')).startDetached(options, output);

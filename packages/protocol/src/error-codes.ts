@@ -113,13 +113,18 @@ export const ERROR_CODES = {
     retryable: false,
     status: 409,
     summary:
-      'a swarm network, secret or service the mesh needs exists and is not the mesh\'s; remove it or rename the mesh',
+      "a swarm network, secret or service the mesh needs exists and is not the mesh's; remove it or rename the mesh",
   },
   SWARM_IMAGE_MISSING: {
     retryable: false,
     status: 500,
     summary:
       'a swarm node could not run the agent image (not built there, not pushed to runtime.registry); build or push it',
+  },
+  SWARM_PUSH_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the registry named in runtime.registry refused or failed the push of the agent image',
   },
   SWARM_HOST_NOT_IN_CONTAINER: {
     retryable: false,

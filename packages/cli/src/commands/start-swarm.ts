@@ -10,7 +10,10 @@ const HOST_CONTAINER_ENV = 'OPENLEGION_HOST_CONTAINER';
  * host process cannot reach overlay networks) and return once its host reports ready. Undefined
  * when the mesh does not run on swarm, or when this already is the host's container.
  */
-export async function startInSwarmContainer(options: StartOptions, output: CliOutput): Promise<number | undefined> {
+export async function startInSwarmContainer(
+  options: StartOptions,
+  output: CliOutput,
+): Promise<number | undefined> {
   if (process.env[HOST_CONTAINER_ENV]) return undefined;
   const loaded = await loadMeshConfig(options.config);
   if ((options.runtime ?? loaded.config.runtime.kind) !== 'swarm') return undefined;
@@ -28,7 +31,10 @@ export async function startInSwarmContainer(options: StartOptions, output: CliOu
 }
 
 /** After the host stopped: remove its container and network when the mesh ran on swarm. */
-export async function removeSwarmHostAfterStop(configFile: string, runtime: string | undefined): Promise<void> {
+export async function removeSwarmHostAfterStop(
+  configFile: string,
+  runtime: string | undefined,
+): Promise<void> {
   if (runtime !== 'swarm') return;
   const loaded = await loadMeshConfig(configFile);
   const { removeSwarmHost } = await import('@openlegion/host/mesh');

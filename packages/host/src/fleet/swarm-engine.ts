@@ -105,7 +105,11 @@ export async function removeWhenFree(call: () => Promise<unknown>): Promise<void
 }
 
 /** Waits until no container of the service runs on this node (its overlay and secret are then free). */
-export async function waitForServiceGone(docker: Dockerode, service: string, timeoutMs: number): Promise<void> {
+export async function waitForServiceGone(
+  docker: Dockerode,
+  service: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const containers = await callEngine(() =>
@@ -139,7 +143,10 @@ export async function removeSwarmLeftovers(
   );
   if (options.host) {
     const hosts = await callEngine(() =>
-      docker.listContainers({ all: true, filters: { label: [`${MESH_LABEL}=${mesh}`, `${SWARM_ROLE_LABEL}=host`] } }),
+      docker.listContainers({
+        all: true,
+        filters: { label: [`${MESH_LABEL}=${mesh}`, `${SWARM_ROLE_LABEL}=host`] },
+      }),
     );
     await Promise.all(
       hosts.map((host) => ignoringAbsent(() => docker.getContainer(host.Id).remove({ force: true }))),
@@ -159,7 +166,9 @@ export async function removeSwarmLeftovers(
     networks.map(async (network) => {
       if (options.keepContainer && network.Labels?.[SWARM_ROLE_LABEL] !== 'host') {
         const container = options.keepContainer;
-        await ignoringAbsent(() => docker.getNetwork(network.Id).disconnect({ Container: container, Force: true }));
+        await ignoringAbsent(() =>
+          docker.getNetwork(network.Id).disconnect({ Container: container, Force: true }),
+        );
       }
       await removeWhenFree(() => docker.getNetwork(network.Id).remove());
     }),
@@ -190,7 +199,9 @@ export async function waitForRunningTask(
   const deadline = Date.now() + options.timeoutMs;
   let last = 'no task yet';
   while (Date.now() < deadline) {
-    const tasks = (await callEngine(() => docker.listTasks({ filters: { service: [service] } }))) as SwarmTask[];
+    const tasks = (await callEngine(() =>
+      docker.listTasks({ filters: { service: [service] } }),
+    )) as SwarmTask[];
     const running = tasks.find((task) => task.Status?.State === 'running');
     if (running) return running;
     const failed = tasks.find((task) => FAILED_TASK_STATES.has(task.Status?.State ?? ''));

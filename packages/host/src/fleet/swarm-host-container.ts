@@ -50,6 +50,8 @@ export async function startSwarmHost(launch: SwarmHostLaunch): Promise<string> {
       { details: { image } },
     );
   }
+  if (config.runtime.registry)
+    await pushAgentImage(docker, config.runtime.image, config.runtime.registry, launch.say);
   const old = await inspectOrNull(() => docker.getContainer(name).inspect());
   if (old) {
     assertOurs('container', old.Config, name, mesh);
@@ -105,6 +107,50 @@ export async function removeSwarmHost(mesh: string, docker: Dockerode = new Dock
   await ignoringAbsent(() => docker.getNetwork(swarmHostNetworkName(mesh)).remove());
 }
 
+/**
+ * `runtime.registry`: tag the agent image `<registry>/<image>` and push it, so every node pulls the
+ * same image (the services name it so). Throws SWARM_PUSH_FAILED with the registry's answer.
+ */
+export async function pushAgentImage(
+  docker: Dockerode,
+  image: string,
+  registry: string,
+  say?: (text: string) => void,
+): Promise<void> {
+  const target = `${registry}/${image}`;
+  const at = target.lastIndexOf(':');
+  const [repo, tag] =
+    at > target.lastIndexOf('/') ? [target.slice(0, at), target.slice(at + 1)] : [target, 'latest'];
+  if (!(await inspectOrNull(() => docker.getImage(image).inspect()))) {
+    throw new OpenLegionError(
+      'SWARM_IMAGE_MISSING',
+      `image ${image} is not on this manager, so it cannot be pushed to ${registry}: build it (bash scripts/build-agent-image.sh)`,
+      { details: { image } },
+    );
+  }
+  say?.(`pushing ${target}…\n`);
+  const failed = (why: string, cause?: unknown) =>
+    new OpenLegionError(
+      'SWARM_PUSH_FAILED',
+      `pushing ${target} failed (${why}): check that runtime.registry ${registry} is up and accepts pushes (docker login ${registry}; an HTTP registry must be in the engine's insecure-registries)`,
+      { cause, details: { registry, image: target } },
+    );
+  try {
+    await callEngine(() => docker.getImage(image).tag({ repo, tag }));
+    const stream = await callEngine(() => docker.getImage(target).push({}));
+    const events = await new Promise<Array<{ error?: string }>>((resolve, reject) =>
+      docker.modem.followProgress(stream, (error: Error | null, output: Array<{ error?: string }>) =>
+        error ? reject(error) : resolve(output),
+      ),
+    );
+    const refused = events.find((event) => event.error);
+    if (refused?.error) throw failed(refused.error);
+  } catch (error) {
+    if (error instanceof OpenLegionError) throw error;
+    throw failed((error as Error).message, error);
+  }
+}
+
 /** The environment passed into the host container: its name, OPENLEGION_*, and mesh.yaml's `env:` names. */
 function hostEnv(launch: SwarmHostLaunch, name: string): string[] {
   const wanted = new Set<string>();
@@ -119,14 +165,20 @@ function hostEnv(launch: SwarmHostLaunch, name: string): string[] {
   return [...env, `${HOST_CONTAINER_ENV}=${name}`];
 }
 
-async function ensureHostNetwork(docker: Dockerode, name: string, labels: Record<string, string>): Promise<void> {
+async function ensureHostNetwork(
+  docker: Dockerode,
+  name: string,
+  labels: Record<string, string>,
+): Promise<void> {
   const existing = await inspectOrNull(() => docker.getNetwork(name).inspect());
   if (existing) {
     assertOurs('network', existing as { Labels?: Record<string, string> }, name, labels[MESH_LABEL] ?? '');
     return;
   }
   try {
-    await callEngine(() => docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: labels }));
+    await callEngine(() =>
+      docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: labels }),
+    );
   } catch (error) {
     if (engineStatusCode(error) !== 409) throw error;
   }
@@ -167,6 +219,8 @@ async function waitUntilReady(
 }
 
 async function containerLogs(container: Dockerode.Container): Promise<string> {
-  const raw = await container.logs({ stdout: true, stderr: true, tail: LOG_TAIL, follow: false }).catch(() => null);
+  const raw = await container
+    .logs({ stdout: true, stderr: true, tail: LOG_TAIL, follow: false })
+    .catch(() => null);
   return raw ? decodeDockerLogs(raw).trimEnd() : '';
 }

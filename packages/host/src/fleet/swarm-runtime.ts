@@ -160,7 +160,10 @@ export class SwarmRuntime implements AgentRuntime {
   }
 
   async teardown(mesh: string): Promise<void> {
-    await removeSwarmLeftovers(this.#docker, mesh, { host: false, keepContainer: this.#options.hostContainer });
+    await removeSwarmLeftovers(this.#docker, mesh, {
+      host: false,
+      keepContainer: this.#options.hostContainer,
+    });
   }
 
   #hostContainer(): string {
@@ -189,7 +192,12 @@ export class SwarmRuntime implements AgentRuntime {
   async #removeService(name: string, mesh: string): Promise<void> {
     const existing = await inspectOrNull(() => this.#docker.getService(name).inspect());
     if (!existing) return;
-    assertOurs('service', (existing as { Spec?: { Labels?: Record<string, string> } }).Spec ?? {}, name, mesh);
+    assertOurs(
+      'service',
+      (existing as { Spec?: { Labels?: Record<string, string> } }).Spec ?? {},
+      name,
+      mesh,
+    );
     await this.stop(name);
   }
 
@@ -197,7 +205,12 @@ export class SwarmRuntime implements AgentRuntime {
     const existing = await inspectOrNull(() => this.#docker.getSecret(name).inspect());
     if (existing) {
       // A secret of a crashed run of this mesh is replaced; anyone else's is not ours to remove.
-      assertOurs('secret', (existing as { Spec?: { Labels?: Record<string, string> } }).Spec ?? {}, name, spec.mesh);
+      assertOurs(
+        'secret',
+        (existing as { Spec?: { Labels?: Record<string, string> } }).Spec ?? {},
+        name,
+        spec.mesh,
+      );
       await removeWhenFree(() => this.#docker.getSecret(name).remove());
     }
     const data = Buffer.from(envFileText(splitAgentEnv(spec.env).secret)).toString('base64');
@@ -237,7 +250,11 @@ function readPlacement(dataDir: string): Record<string, string> {
 function writePlacement(dataDir: string, agent: string, nodeId: string): void {
   const placement = readPlacement(dataDir);
   if (placement[agent] === nodeId) return;
-  writeFileSync(path.join(dataDir, PLACEMENT_FILE), JSON.stringify({ ...placement, [agent]: nodeId }, null, 2), {
-    mode: 0o600,
-  });
+  writeFileSync(
+    path.join(dataDir, PLACEMENT_FILE),
+    JSON.stringify({ ...placement, [agent]: nodeId }, null, 2),
+    {
+      mode: 0o600,
+    },
+  );
 }

@@ -39,7 +39,8 @@ const build = (overrides: Partial<Parameters<typeof buildAgentServiceSpec>[0]> =
 
 function containerSpec(service: ReturnType<typeof build>) {
   const template = service.TaskTemplate;
-  if (!template || !('ContainerSpec' in template) || !template.ContainerSpec) throw new Error('no ContainerSpec');
+  if (!template || !('ContainerSpec' in template) || !template.ContainerSpec)
+    throw new Error('no ContainerSpec');
   return { template, container: template.ContainerSpec };
 }
 
@@ -55,13 +56,19 @@ describe('buildAgentServiceSpec', () => {
     expect(container.CapabilityAdd).toBeUndefined();
     expect(container.Init).toBe(true);
     expect(container.Mounts).toContainEqual(
-      expect.objectContaining({ Type: 'tmpfs', Target: '/tmp', TmpfsOptions: { SizeBytes: 64 * 1024 ** 2, Mode: 0o1777 } }),
+      expect.objectContaining({
+        Type: 'tmpfs',
+        Target: '/tmp',
+        TmpfsOptions: { SizeBytes: 64 * 1024 ** 2, Mode: 0o1777 },
+      }),
     );
   });
 
   it('sets no-new-privileges only where the engine supports it for services (API 1.44+)', () => {
     expect(containerSpec(build()).container.Privileges).toBeUndefined();
-    expect(containerSpec(build({ noNewPrivileges: true })).container.Privileges).toEqual({ NoNewPrivileges: true });
+    expect(containerSpec(build({ noNewPrivileges: true })).container.Privileges).toEqual({
+      NoNewPrivileges: true,
+    });
     expect(supportsNoNewPrivileges('1.41')).toBe(false);
     expect(supportsNoNewPrivileges('1.44')).toBe(true);
     expect(supportsNoNewPrivileges('1.47')).toBe(true);
@@ -71,7 +78,11 @@ describe('buildAgentServiceSpec', () => {
   it('keeps every credential out of env and labels: they come from the swarm secret file', () => {
     const service = build();
     const { container } = containerSpec(service);
-    const visible = JSON.stringify({ env: container.Env, labels: container.Labels, serviceLabels: service.Labels });
+    const visible = JSON.stringify({
+      env: container.Env,
+      labels: container.Labels,
+      serviceLabels: service.Labels,
+    });
     expect(visible).not.toContain('mesh-secret-token');
     expect(visible).not.toContain('proxy-secret');
     expect(container.Env).toEqual([
@@ -135,7 +146,13 @@ describe('buildAgentServiceSpec', () => {
 describe('the secret environment file', () => {
   it('holds exactly the credential variables, quoted for a POSIX shell', () => {
     const { secret, plain } = splitAgentEnv(spec.env);
-    expect(Object.keys(secret).sort()).toEqual(['HTTPS_PROXY', 'HTTP_PROXY', 'MESH_TOKEN', 'http_proxy', 'https_proxy']);
+    expect(Object.keys(secret).sort()).toEqual([
+      'HTTPS_PROXY',
+      'HTTP_PROXY',
+      'MESH_TOKEN',
+      'http_proxy',
+      'https_proxy',
+    ]);
     expect(Object.keys(plain).sort()).toEqual(['AGENT_ID', 'MESH_URL', 'NO_PROXY']);
     expect(envFileText({ MESH_TOKEN: "a'b" })).toBe(`MESH_TOKEN='a'"'"'b'\n`);
   });

@@ -129,7 +129,12 @@ export function buildAgentServiceSpec(input: AgentServiceInput): Dockerode.Creat
         Labels: labels,
         // The image's command after the secret file is read into the environment: the agent reads
         // MESH_TOKEN and the proxy variables from its environment, as in the docker runtime.
-        Command: ['/bin/sh', '-c', 'set -a && . "$0" && set +a && exec "$@"', `/run/secrets/${AGENT_ENV_SECRET_FILE}`],
+        Command: [
+          '/bin/sh',
+          '-c',
+          'set -a && . "$0" && set +a && exec "$@"',
+          `/run/secrets/${AGENT_ENV_SECRET_FILE}`,
+        ],
         Args: [...input.imageCommand],
         Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
         User: AGENT_USER,
@@ -153,7 +158,12 @@ export function buildAgentServiceSpec(input: AgentServiceInput): Dockerode.Creat
             // A volume the node creates on first use carries the mesh's labels.
             VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: {} } },
           },
-          { Type: 'tmpfs', Source: '', Target: '/tmp', TmpfsOptions: { SizeBytes: TMPFS_BYTES, Mode: 0o1777 } },
+          {
+            Type: 'tmpfs',
+            Source: '',
+            Target: '/tmp',
+            TmpfsOptions: { SizeBytes: TMPFS_BYTES, Mode: 0o1777 },
+          },
           // The operator's skills, read-only; the path must exist on the agent's node.
           ...(spec.skillsDir
             ? [{ Type: 'bind' as const, Source: spec.skillsDir, Target: FLEET_SKILLS_MOUNT, ReadOnly: true }]
