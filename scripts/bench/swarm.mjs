@@ -1,8 +1,9 @@
 // swarm: runtime.kind swarm on a single-node swarm, against Docker itself in the same run.
 // - start: 10 agents to ready with `openlegion start` (the slowest agent's "ready in" line: secret,
 //   service, task, agent boot and its ready report) against bare `docker service create` of the
-//   same image, 10 services created at once, until every task runs (a node server in the image,
-//   no OpenLegion). Target: at most 1.5x.
+//   same image, 10 services created at once, each on its own internal overlay as openlegion places
+//   agents, until every task runs (a node server in the image, no OpenLegion). Target: at most
+//   1.5x. The same without overlays is reported too.
 // - LLM call: an agent's /v1/chat/completions call through the host, timed from inside the agent's
 //   container (the scripted provider answering in the host), over the overlay (swarm) against the
 //   bridge network (docker runtime). Target: the overlay adds at most 1 ms p50.
@@ -38,8 +39,10 @@ export async function main() {
   }
   try {
     await exec('bash', ['scripts/build-host-image.sh'], { cwd: ROOT });
-    const bare = await bareServices();
-    console.log(`bare docker service create: ${AGENTS} tasks running in ${bare} ms`);
+    const plain = await bareServices(false);
+    console.log(`bare docker service create: ${AGENTS} tasks running in ${plain} ms`);
+    const bare = await bareServices(true);
+    console.log(`bare docker service create, each on its own overlay: ${AGENTS} tasks running in ${bare} ms`);
     const swarm = await meshRun('swarm', AGENTS);
     console.log(
       `openlegion swarm: ${AGENTS} agents ready in ${swarm.readyMs} ms (start command ${swarm.wallMs} ms)`,
@@ -50,10 +53,12 @@ export async function main() {
       `  LLM call over the bridge (docker runtime): p50 ${bridge.llm.p50} ms, p99 ${bridge.llm.p99} ms`,
     );
     const metrics = {
-      bare_service_create_10_running_ms: bare,
+      bare_service_create_10_running_ms: plain,
+      bare_service_create_10_on_overlays_running_ms: bare,
       swarm_10_agents_ready_ms: swarm.readyMs,
       swarm_start_command_ms: swarm.wallMs,
       start_ratio_to_bare: round(swarm.readyMs / bare),
+      start_ratio_to_bare_without_overlays: round(swarm.readyMs / plain),
       llm_overlay_p50_ms: swarm.llm.p50,
       llm_overlay_p99_ms: swarm.llm.p99,
       llm_bridge_p50_ms: bridge.llm.p50,
@@ -73,12 +78,21 @@ export async function main() {
   }
 }
 
-/** `docker service create` of AGENTS services at once; ms until every task runs. */
-async function bareServices() {
+/**
+ * `docker service create` of AGENTS services at once; ms until every task runs. With `overlays`,
+ * each service on its own internal overlay first, as openlegion places its agents.
+ */
+async function bareServices(overlays) {
   const prefix = `ol-bench-bare-${Math.random().toString(36).slice(2, 7)}`;
   const names = Array.from({ length: AGENTS }, (_, index) => `${prefix}-${index}`);
   const began = performance.now();
   try {
+    if (overlays)
+      await Promise.all(
+        names.map((name) =>
+          docker('network', 'create', '-d', 'overlay', '--internal', '--attachable', `${name}-net`),
+        ),
+      );
     await Promise.all(
       names.map((name) =>
         docker(
@@ -87,6 +101,7 @@ async function bareServices() {
           '--detach',
           '--name',
           name,
+          ...(overlays ? ['--network', `${name}-net`] : []),
           '--label',
           `bench=${prefix}`,
           '--user',
@@ -110,6 +125,10 @@ async function bareServices() {
     return Math.round(performance.now() - began);
   } finally {
     await docker('service', 'rm', ...names).catch(() => '');
+    if (overlays) {
+      await sleep(5_000);
+      await docker('network', 'rm', ...names.map((name) => `${name}-net`)).catch(() => '');
+    }
   }
 }
 

@@ -17,7 +17,8 @@ interface Labelled {
   Labels?: Record<string, string> | undefined;
 }
 
-const POLL_MS = 100;
+/** Polling the manager more often loads it (a raft read per call) and slows the scheduling it waits on. */
+const POLL_MS = 250;
 const REMOVE_RETRY_MS = 15_000;
 
 /** Throws SWARM_NOT_MANAGER unless the engine is an active swarm manager. */
@@ -98,8 +99,9 @@ export async function removeWhenFree(call: () => Promise<unknown>): Promise<void
       return;
     } catch (error) {
       const status = engineStatusCode(error);
-      if ((status !== 409 && status !== 500 && status !== 403) || Date.now() > deadline) throw error;
-      await sleep(POLL_MS * 2);
+      // "in use by task" comes as 400, 403, 409 or 500 depending on the object and engine version.
+      if (status === undefined || status === 404 || Date.now() > deadline) throw error;
+      await sleep(POLL_MS);
     }
   }
 }
