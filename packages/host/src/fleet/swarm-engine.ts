@@ -200,6 +200,7 @@ export async function waitForRunningTask(
 ): Promise<SwarmTask> {
   const deadline = Date.now() + options.timeoutMs;
   let last = 'no task yet';
+  let why = '';
   while (Date.now() < deadline) {
     const tasks = (await callEngine(() =>
       docker.listTasks({ filters: { service: [service] } }),
@@ -209,11 +210,16 @@ export async function waitForRunningTask(
     const failed = tasks.find((task) => FAILED_TASK_STATES.has(task.Status?.State ?? ''));
     if (failed) throw taskFailure(failed, service, options.image, await options.logs().catch(() => ''));
     last = tasks.map((task) => task.Status?.State ?? '?').join(', ') || last;
+    why = tasks.find((task) => task.Status?.Err)?.Status?.Err ?? why;
     await sleep(POLL_MS);
   }
   throw new OpenLegionError(
     'AGENT_START_FAILED',
-    `the task of service ${service} did not run within ${options.timeoutMs / 1000}s (state: ${last}); see \`docker service ps ${service}\``,
+    `the task of service ${service} did not run within ${options.timeoutMs / 1000}s (state: ${last}${why ? `: ${why}` : ''})${
+      /no suitable node/.test(why)
+        ? '; the agent is pinned to the node that holds its volume (<data_dir>/swarm-placement.json): bring that node back, or delete its line there to start the agent afresh on another node'
+        : `; see \`docker service ps ${service}\``
+    }`,
   );
 }
 
