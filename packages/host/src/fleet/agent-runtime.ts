@@ -28,6 +28,8 @@ export interface AgentSpec {
    * in `AGENT_FLEET_SKILLS_DIR`.
    */
   skillsDir?: string | undefined;
+  /** Aborted when the host stops: a runtime that waits for its agent to run gives up then (swarm). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Where an agent container sees the fleet's skills folder (a read-only bind mount). */

@@ -196,12 +196,24 @@ const FAILED_TASK_STATES = new Set(['failed', 'rejected', 'orphaned']);
 export async function waitForRunningTask(
   docker: Dockerode,
   service: string,
-  options: { image: string; timeoutMs: number; logs: () => Promise<string> },
+  options: {
+    image: string;
+    timeoutMs: number;
+    logs: () => Promise<string>;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<SwarmTask> {
   const deadline = Date.now() + options.timeoutMs;
   let last = 'no task yet';
   let why = '';
   while (Date.now() < deadline) {
+    // The host is stopping: a task that cannot be placed (its node is gone) must not hold the stop.
+    if (options.signal?.aborted) {
+      throw new OpenLegionError(
+        'AGENT_START_FAILED',
+        `the host stopped while service ${service} waited for its task`,
+      );
+    }
     const tasks = (await callEngine(() =>
       docker.listTasks({ filters: { service: [service] } }),
     )) as SwarmTask[];

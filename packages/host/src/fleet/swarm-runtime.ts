@@ -116,6 +116,7 @@ export class SwarmRuntime implements AgentRuntime {
       image,
       timeoutMs: this.#options.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS,
       logs: () => this.logs(names.service, LOG_TAIL_ON_FAILURE),
+      signal: spec.signal,
     });
     if (task.NodeID) writePlacement(spec.dataDir, spec.agent, task.NodeID);
     const running: RunningAgent = {
