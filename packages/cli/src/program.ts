@@ -49,7 +49,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('start')
     .description('start the host and every agent in mesh.yaml')
     .addOption(configOption())
-    .addOption(new Option('--runtime <kind>', 'where agents run').choices(['docker', 'process']))
+    .addOption(new Option('--runtime <kind>', 'where agents run').choices(['docker', 'process', 'swarm']))
     .option('-d, --detach', 'run the host in the background and return once all agents are ready')
     .option(
       '--allow-unlocked-network',
@@ -59,13 +59,18 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .action(
       (options: {
         config: string;
-        runtime?: 'docker' | 'process';
+        runtime?: 'docker' | 'process' | 'swarm';
         detach?: boolean;
         detachedChild?: boolean;
         allowUnlockedNetwork?: boolean;
       }) =>
         run(async () => {
           // The host (fastify, dockerode, SQLite) loads only where it runs: other commands stay quick.
+          const inSwarm = await (await import('./commands/start-swarm.js')).startInSwarmContainer(
+            options,
+            output,
+          );
+          if (inSwarm !== undefined) return inSwarm;
           if (options.detach)
             return (await import('./commands/start-detached.js')).startDetached(options, output);
           return (await import('./commands/start.js')).startMesh(options, output);

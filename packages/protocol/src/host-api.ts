@@ -14,7 +14,7 @@ export const agentReadyRequestSchema = z.object({
 export const agentInfoSchema = z.object({
   name: z.string(),
   state: agentStateSchema,
-  runtime: z.enum(['docker', 'process']),
+  runtime: z.enum(['docker', 'process', 'swarm']),
   model: z.string(),
   url: z.string().nullable(),
   container: z.string().nullable(),
@@ -32,7 +32,7 @@ export const meshStatusSchema = z.object({
   pid: z.number().int(),
   url: z.string(),
   started_at: z.string(),
-  runtime: z.enum(['docker', 'process']),
+  runtime: z.enum(['docker', 'process', 'swarm']),
   agents: z.array(agentInfoSchema),
   /**
    * The mesh network's lockdown: `locked` (firewall rules keep agents to the host's mesh and egress

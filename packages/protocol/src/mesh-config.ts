@@ -17,8 +17,19 @@ import { searchConfigSchema } from './search-config.js';
 
 const runtimeSchema = z
   .object({
-    kind: z.enum(['docker', 'process']).default('docker'),
+    kind: z.enum(['docker', 'process', 'swarm']).default('docker'),
     image: z.string().min(1).default('openlegion-agent:latest'),
+    /**
+     * Swarm only: a registry (`registry.example:5000`) that `openlegion start` pushes the agent
+     * image to, so every node pulls the same one. Unset: each node must hold the image already,
+     * which a single-node swarm does (docs/scale-out.md).
+     */
+    registry: z.string().min(1).optional(),
+    /**
+     * Swarm only: the host's own image (scripts/build-host-image.sh). The host runs in a container
+     * on the agents' overlays because the host process cannot reach overlay addresses.
+     */
+    host_image: z.string().min(1).default('openlegion-host:latest'),
     resources: resourcesSchema.prefault({}),
     ready_timeout_ms: z.number().int().min(1_000).max(600_000).default(60_000),
     /**

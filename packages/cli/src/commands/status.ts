@@ -23,6 +23,9 @@ export function printStatus(status: MeshStatus, output: CliOutput): void {
     if (agent.state === 'failed' && agent.last_error)
       output.out(`  ${' '.repeat(width)}  ${agent.last_error}\n`);
   }
-  if (status.network) output.out(`  network: ${NETWORK_LINES[status.network]}\n`);
+  // Swarm has no bridge to lock: each agent's own internal overlay is its isolation.
+  if (status.runtime === 'swarm' && status.network === 'none')
+    output.out('  network: one internal overlay per agent, shared only with the host (swarm)\n');
+  else if (status.network) output.out(`  network: ${NETWORK_LINES[status.network]}\n`);
   for (const warning of status.warnings) output.out(`warning: ${warning}\n`);
 }

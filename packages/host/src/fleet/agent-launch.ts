@@ -54,6 +54,7 @@ export async function launchAgent(agent: string, deps: AgentLaunchDeps): Promise
       image: config.runtime.image,
       dataDir: context.dataDir,
       skillsDir: fleetSkillsDir(context),
+      signal: context.signal,
     });
     deps.launches.push(launch);
     const running = await launch;

@@ -1,5 +1,5 @@
 /** Which kind of runtime runs a mesh's agents. */
-export type AgentRuntimeKind = 'docker' | 'process';
+export type AgentRuntimeKind = 'docker' | 'process' | 'swarm';
 
 /** Limits from mesh.yaml `runtime.resources`. */
 export interface AgentResources {
@@ -28,6 +28,8 @@ export interface AgentSpec {
    * in `AGENT_FLEET_SKILLS_DIR`.
    */
   skillsDir?: string | undefined;
+  /** Aborted when the host stops: a runtime that waits for its agent to run gives up then (swarm). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Where an agent container sees the fleet's skills folder (a read-only bind mount). */
