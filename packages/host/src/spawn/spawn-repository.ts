@@ -104,12 +104,16 @@ export class SpawnRepository {
     return row?.n ?? 0;
   }
 
-  running(name: string, itemId: number): void {
+  /** Its task's lane item (cancelled when the run ends another way). */
+  setItem(name: string, itemId: number): void {
+    this.#db.prepare('UPDATE temporary_agents SET item_id = ? WHERE name = ?').run(itemId, name);
+  }
+
+  /** It reported ready and works on its task. */
+  running(name: string): void {
     this.#db
-      .prepare(
-        "UPDATE temporary_agents SET state = 'running', item_id = ? WHERE name = ? AND ended_at IS NULL",
-      )
-      .run(itemId, name);
+      .prepare("UPDATE temporary_agents SET state = 'running' WHERE name = ? AND ended_at IS NULL")
+      .run(name);
   }
 
   /** End a run once: false when it had already ended (a late result after its TTL, say). */

@@ -189,8 +189,9 @@ export class SpawnService {
         conversationId: `spawn:${name}`,
         idempotencyKey: `spawn:${name}`,
       });
-      this.#deps.repo.running(name, item.id);
+      this.#deps.repo.setItem(name, item.id);
       await this.#deps.fleet.startTemporary(name);
+      this.#deps.repo.running(name);
     } catch (error) {
       this.#end(name, 'failed', `did not start: ${(error as Error).message}`);
     }
