@@ -17,7 +17,11 @@ export function registerSpawnRoutes(app: FastifyInstance, service: () => SpawnSe
     const agent = service().spawn(body, caller);
     if (body.wait_s === undefined) return reply.code(202).send({ agent });
     const hungUp = new AbortController();
-    request.raw.once('close', () => hungUp.abort());
+    // The response closing before it was sent is the caller hanging up (the request's own
+    // 'close' fires as soon as its body is read).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) hungUp.abort();
+    });
     const ended: SpawnedAgent = await service().wait(agent.name, body.wait_s * 1000, hungUp.signal);
     return reply.code(ended.ended_at === null ? 202 : 200).send({ agent: ended });
   };
