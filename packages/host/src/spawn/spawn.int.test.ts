@@ -42,9 +42,7 @@ describe.skipIf(!existsSync(agentDist))('fleet spawn (process runtime)', () => {
       baseUrlOverrides: { up: llm.url },
     });
     await host.start();
-    operator = (await import('node:fs'))
-      .readFileSync(path.join(dir, 'data', 'operator-token'), 'utf8')
-      .trim();
+    operator = readFileSync(path.join(dir, 'data', 'operator-token'), 'utf8').trim();
     return host;
   };
   const call = async (method: string, route: string, body?: unknown) => {
@@ -53,7 +51,7 @@ describe.skipIf(!existsSync(agentDist))('fleet spawn (process runtime)', () => {
       headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: response.status, json: (await response.json()) as Record<string, never> };
+    return { status: response.status, json: (await response.json()) as { agent: Record<string, unknown> } };
   };
 
   beforeAll(async () => {
