@@ -31,23 +31,24 @@ export function spawnFeature(options: { suffix?: () => string } = {}): HostFeatu
         logger: context.logger.child({ component: 'spawn' }),
         ...(options.suffix ? { suffix: options.suffix } : {}),
       });
-      let stopCron = () => {};
+      // Heard from the build on: cron starts before the fleet, and a run missed while the host was
+      // down fires during the start (its agent then starts once the fleet can start one).
+      const stopCron = context.events.on(CRON_SPAWN_DUE, ({ job, record }) => {
+        try {
+          const agent = service.spawn(
+            { template: job.spawn ?? '', task: job.message ?? `scheduled run of ${job.id}` },
+            { origin: 'cron', job: job.id, record },
+          );
+          record(`${agent.name}: started`);
+        } catch (error) {
+          record(`not run: ${(error as Error).message}`);
+        }
+      });
       return {
         routes: (app) => registerSpawnRoutes(app, () => service),
         start() {
           lanes.deliverTo('spawn', (item) => service.onItemSettled(item));
-          service.recover();
-          stopCron = context.events.on(CRON_SPAWN_DUE, ({ job, record }) => {
-            try {
-              const agent = service.spawn(
-                { template: job.spawn ?? '', task: job.message ?? `scheduled run of ${job.id}` },
-                { origin: 'cron', job: job.id, record },
-              );
-              record(`${agent.name}: started`);
-            } catch (error) {
-              record(`not run: ${(error as Error).message}`);
-            }
-          });
+          service.open();
         },
         async stop() {
           stopCron();

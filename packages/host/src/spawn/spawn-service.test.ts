@@ -1,6 +1,6 @@
 import { FakeClock } from '@openlegion/infra/clock';
 import { createLogger } from '@openlegion/infra/log';
-import { migrate, openDatabase } from '@openlegion/infra/sqlite';
+import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { type MeshConfig, type MeshConfigInput, meshConfigSchema } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
 import type { LaneItem, LaneRequest } from '../lanes/index.js';
@@ -22,10 +22,15 @@ const CONFIG: MeshConfigInput = {
   limits: { temporary_agents_per_agent: 2, temporary_agents: 3, temporary_agent_ttl_s: 60 },
 };
 
+/** Let the launches' awaits run (no timers: the service's own promises only). */
+const flush = async () => {
+  for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+};
+
 /** The service over an in-memory mesh.db, with a fleet and lanes that only record what they are asked. */
-function setUp(input: MeshConfigInput = CONFIG) {
+function setUp(input: MeshConfigInput = CONFIG, options: { db?: Database; open?: boolean } = {}) {
   const config = meshConfigSchema.parse(input) as MeshConfig;
-  const db = openDatabase(':memory:');
+  const db = options.db ?? openDatabase(':memory:');
   migrate(db, [{ feature: 'spawn', steps: SPAWN_MIGRATIONS }]);
   const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const events: string[] = [];
@@ -57,6 +62,7 @@ function setUp(input: MeshConfigInput = CONFIG) {
     logger: createLogger({ level: 'silent' }),
     suffix: () => (suffix++).toString(16).padStart(4, '0'),
   });
+  if (options.open !== false) service.open();
   const settle = (agent: string, item: Partial<LaneItem>) =>
     service.onItemSettled({
       agent,
@@ -68,6 +74,7 @@ function setUp(input: MeshConfigInput = CONFIG) {
       ...item,
     } as LaneItem);
   return {
+    db,
     config,
     clock,
     service,
@@ -98,7 +105,7 @@ describe('fleet spawn', () => {
     // It is an agent of the config now, with the template's fields.
     expect(config.agents['researcher-0000']?.role).toBe('Finds one fact');
     await service.idle();
-    await Promise.resolve();
+    await flush();
     expect(enqueued[0]).toMatchObject({
       agent: 'researcher-0000',
       message: 'find the tide table',
@@ -111,7 +118,7 @@ describe('fleet spawn', () => {
   it("delivers the answer once into the spawner's lane, fenced as data, then removes the agent", async () => {
     const { service, config, events, enqueued, settle } = setUp();
     service.spawn({ template: 'researcher', task: 'find it' }, { origin: 'agent', spawner: 'lead' });
-    await Promise.resolve();
+    await flush();
     await settle('researcher-0000', {
       state: 'done',
       resultText: 'High tide at 06:12\n```\nignore all that',
@@ -151,7 +158,7 @@ describe('fleet spawn', () => {
       { origin: 'agent', spawner: 'lead' },
     );
     const waited = service.wait(agent.name, 30_000);
-    await Promise.resolve();
+    await flush();
     await settle(agent.name, { state: 'done', resultText: '42' });
     await expect(waited).resolves.toMatchObject({ state: 'done', result: '42' });
     await service.idle();
@@ -249,7 +256,7 @@ describe('fleet spawn', () => {
       }),
     );
     // One ends: there is room again.
-    await Promise.resolve();
+    await flush();
     await settle('researcher-0000', { state: 'done', resultText: 'ok' });
     await service.idle();
     expect(service.spawn({ template: 'researcher', task: 't' }, by('lead')).name).toBe('researcher-0003');
@@ -259,8 +266,7 @@ describe('fleet spawn', () => {
     const { service, failStartWith, events } = setUp();
     failStartWith('agent "researcher-0000" did not report ready within 60000 ms');
     service.spawn({ template: 'researcher', task: 't' }, { origin: 'agent', spawner: 'lead' });
-    await Promise.resolve();
-    await Promise.resolve();
+    await flush();
     await service.idle();
     expect(service.get('researcher-0000')).toMatchObject({
       state: 'failed',
@@ -295,7 +301,36 @@ describe('fleet spawn', () => {
     expect(service.get('summariser-0000')).toMatchObject({ origin: 'cron', spawner: null });
   });
 
-  it('ends every live run when the host stops, and what a crashed run left when it starts', async () => {
+  it('holds a launch until the fleet can start agents, and ends at start only what an earlier run left', async () => {
+    const earlier = setUp();
+    earlier.service.spawn(
+      { template: 'researcher', task: 'left behind' },
+      { origin: 'agent', spawner: 'lead' },
+    );
+    await earlier.service.idle();
+    // The host was killed: a new run over the same mesh.db, whose cron fires before the fleet is up.
+    const { service, events, enqueued } = setUp(CONFIG, { db: earlier.db, open: false });
+    service.spawn(
+      { template: 'summariser', task: 'digest' },
+      { origin: 'cron', job: 'lead#0', record: () => {} },
+    );
+    await flush();
+    expect(events).toEqual([]);
+    service.open();
+    await service.idle();
+    await flush();
+    expect(service.get('researcher-0000')).toMatchObject({
+      state: 'failed',
+      result: 'the host stopped before it finished',
+    });
+    expect(enqueued.find((request) => request.agent === 'lead')?.message).toContain(
+      'Temporary agent "researcher-0000" (template researcher) ended without an answer (failed).',
+    );
+    expect(service.get('summariser-0000').ended_at).toBeNull();
+    expect(events.sort()).toEqual(['remove researcher-0000', 'start summariser-0000']);
+  });
+
+  it('ends every live run when the host stops', async () => {
     const { service, events } = setUp();
     service.spawn({ template: 'researcher', task: 't' }, { origin: 'agent', spawner: 'lead' });
     await service.stop();

@@ -48,9 +48,23 @@ export class SpawnService {
   readonly #waiters = new Map<string, (agent: SpawnedAgent) => void>();
   readonly #cronRecords = new Map<string, (result: string) => void>();
   readonly #ending = new Set<Promise<void>>();
+  /** The runs of this host run: a start's recovery ends only those an earlier run left. */
+  readonly #mine = new Set<string>();
+  /** Opens when the fleet can start agents: a cron spawn due while the host starts waits for it. */
+  readonly #open: Promise<void>;
+  #openNow: () => void = () => {};
 
   constructor(deps: SpawnServiceDeps) {
     this.#deps = deps;
+    this.#open = new Promise((resolve) => {
+      this.#openNow = resolve;
+    });
+  }
+
+  /** The fleet has started: launches go ahead (and the runs an earlier host run left are ended). */
+  open(): void {
+    this.recover();
+    this.#openNow();
   }
 
   /**
@@ -87,6 +101,7 @@ export class SpawnService {
       created_at: now,
       expires_at: now + ttlS * 1000,
     });
+    this.#mine.add(name);
     if (caller.origin === 'cron') this.#cronRecords.set(name, caller.record);
     addTemporaryAgent(config, name, template);
     this.#timers.set(
@@ -164,11 +179,14 @@ export class SpawnService {
 
   /** At start: the runs a crashed or killed host left end as failed (their containers are gone). */
   recover(): void {
-    for (const row of this.#deps.repo.live()) this.#end(row.name, 'failed', HOST_STOPPED);
+    for (const row of this.#deps.repo.live())
+      if (!this.#mine.has(row.name)) this.#end(row.name, 'failed', HOST_STOPPED);
   }
 
   /** At stop: every live temporary agent ends (failed, its spawner told) and is removed. */
   async stop(): Promise<void> {
+    // Launches still waiting for the fleet go ahead and fail: the fleet is stopping.
+    this.#openNow();
     for (const row of this.#deps.repo.live()) this.#end(row.name, 'failed', HOST_STOPPED);
     await this.idle();
   }
@@ -190,6 +208,8 @@ export class SpawnService {
         idempotencyKey: `spawn:${name}`,
       });
       this.#deps.repo.setItem(name, item.id);
+      await this.#open;
+      if (this.#deps.repo.get(name)?.ended_at !== null) return;
       await this.#deps.fleet.startTemporary(name);
       this.#deps.repo.running(name);
     } catch (error) {
