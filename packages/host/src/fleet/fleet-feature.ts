@@ -140,12 +140,13 @@ function buildFleet(
             );
           tokens.revoke(agent);
           if (record && registry.get(agent)?.state !== 'failed') registry.markStopped(agent);
-          registry.forget(agent);
           await runtime
             .removeData?.(config.mesh.name, agent, context.dataDir)
             .catch((error: unknown) =>
               logger.warn({ err: error, agent }, "removing a temporary agent's data failed"),
             );
+          // Gone from `openlegion status` once nothing of it is left.
+          registry.forget(agent);
         })(),
       ),
   };
