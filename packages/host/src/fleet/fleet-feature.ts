@@ -119,9 +119,10 @@ function buildFleet(
           logger.warn({ err: error, agent }, 'stopping the agent before its restart failed'),
         );
       throwIfStopped(context);
-      // A temporary agent removed while it was being stopped stays removed.
+      // A temporary agent removed while it was being stopped stays removed, and one restarted stays temporary.
       if (!config.agents[agent]) return;
-      await launchAgent(agent, launchDeps(url));
+      const temporary = registry.get(agent)?.temporary === true;
+      await launchAgent(agent, { ...launchDeps(url), ...(temporary ? { temporary } : {}) });
     },
     async startTemporary(agent) {
       if (!meshUrl) throw new Error('the fleet starts temporary agents only once it has started');
