@@ -40,6 +40,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'skills install': 'openlegion skills install ../agent-skills/skills/pdf --agent researcher',
   'skills remove': 'openlegion skills remove pdf',
   subagents: 'openlegion subagents researcher',
+  spawn: 'openlegion spawn summariser "summarise research/tides in 100 words"',
   instructions: 'openlegion instructions researcher AGENTS.md --set ./researcher-AGENTS.md',
   'telegram pair': 'openlegion telegram pair',
   'workflow validate': 'openlegion workflow validate examples/workflows/publish-article.yaml',

@@ -18,6 +18,7 @@ import { registerPubsubCommands } from './commands/pubsub.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { registerSkillsCommands } from './commands/skills.js';
+import { registerSpawnCommand } from './commands/spawn.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerSubagentsCommand } from './commands/subagents.js';
@@ -145,6 +146,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerMcpCommands(program, kit);
   registerSkillsCommands(program, kit);
   registerSubagentsCommand(program, kit);
+  registerSpawnCommand(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerChannelsCommands(program, kit);

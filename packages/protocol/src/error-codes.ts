@@ -244,6 +244,22 @@ export const ERROR_CODES = {
   MESH_VALUE_TOO_LARGE: { retryable: false, status: 413, summary: 'the value is larger than the cap' },
   MESH_LANE_ITEM_UNKNOWN: { retryable: false, status: 404, summary: 'no lane item with that id' },
   MESH_ASK_TIMEOUT: { retryable: true, status: 504, summary: 'the asked agent did not answer in time' },
+  SPAWN_TEMPLATE_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no template of that name under templates in mesh.yaml; the message lists those there are',
+  },
+  SPAWN_LIMIT_REACHED: {
+    retryable: true,
+    status: 429,
+    summary:
+      'as many temporary agents run as limits.temporary_agents_per_agent (for this spawner) or limits.temporary_agents (the fleet) allows; wait for one to finish',
+  },
+  SPAWN_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no temporary agent of that name was spawned by this caller',
+  },
   MESH_STREAM_LIMIT: {
     retryable: true,
     status: 429,

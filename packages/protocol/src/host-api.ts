@@ -23,6 +23,8 @@ export const agentInfoSchema = z.object({
   /** Times the host restarted it during this host run (the health monitor, or `openlegion restart`). */
   restarts: z.number().int().nonnegative().default(0),
   last_error: z.string().nullable().default(null),
+  /** A temporary agent (fleet spawn): not in mesh.yaml, removed when its task ends or its TTL does. */
+  temporary: z.boolean().optional(),
 });
 export type AgentInfo = z.infer<typeof agentInfoSchema>;
 

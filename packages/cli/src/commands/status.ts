@@ -19,7 +19,10 @@ export function printStatus(status: MeshStatus, output: CliOutput): void {
   const width = Math.max(5, ...status.agents.map((agent) => agent.name.length));
   for (const agent of status.agents) {
     const restarts = agent.restarts > 0 ? `  restarted ${agent.restarts}×` : '';
-    output.out(`  ${agent.name.padEnd(width)}  ${agent.state.padEnd(8)}  ${agent.model}${restarts}\n`);
+    const temporary = agent.temporary ? '  (temporary)' : '';
+    output.out(
+      `  ${agent.name.padEnd(width)}  ${agent.state.padEnd(8)}  ${agent.model}${restarts}${temporary}\n`,
+    );
     if (agent.state === 'failed' && agent.last_error)
       output.out(`  ${' '.repeat(width)}  ${agent.last_error}\n`);
   }

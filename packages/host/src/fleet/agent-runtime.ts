@@ -82,6 +82,11 @@ export interface AgentRuntime {
   stopAll(): Promise<void>;
   /** The agent's last `lines` lines of output, e.g. to explain why it never became ready. */
   logs(name: string, lines: number): Promise<string>;
+  /**
+   * Deletes a stopped agent's data (docker: its volume; process: its data folder): a temporary
+   * agent's (fleet spawn) leaves with it. Optional: a runtime without it keeps the data.
+   */
+  removeData?(mesh: string, agent: string, dataDir: string): Promise<void>;
   /** Removes the mesh's network once its agents are stopped. */
   teardown(mesh: string): Promise<void>;
   /**
