@@ -10,6 +10,7 @@ import {
   TIER_NAMES,
   type TierName,
 } from './config-fields.js';
+import { dashboardConfigSchema } from './dashboard-config.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { limitsSchema } from './limits-config.js';
 import { mcpSectionSchema } from './mcp-config.js';
@@ -160,6 +161,7 @@ export const meshConfigSchema = z
     search: searchConfigSchema.prefault({}),
     mcp: mcpSectionSchema.prefault({}),
     approvals: approvalsConfigSchema.prefault({}),
+    dashboard: dashboardConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()
