@@ -87,7 +87,7 @@ export class UsageLog {
         { since: number; bucket: number },
         { at: number; agent: string; model: string; cost_usd: number }
       >(
-        `SELECT (at / @bucket) * @bucket AS at, agent, model, sum(cost_usd) AS cost_usd
+        `SELECT CAST(at / @bucket AS INTEGER) * @bucket AS at, agent, model, sum(cost_usd) AS cost_usd
            FROM llm_usage WHERE at >= @since
           GROUP BY 1, agent, model ORDER BY 1, agent, model`,
       )

@@ -19,7 +19,13 @@ describe('checkBrowserRequest', () => {
 
   it('takes loopback in every spelling, and the allowed names with the mesh port or their own', () => {
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
-      for (const host of ['127.0.0.1:8700', 'localhost:8700', '[::1]:8700', 'OPS.internal:8700', 'other:9000'])
+      for (const host of [
+        '127.0.0.1:8700',
+        'localhost:8700',
+        '[::1]:8700',
+        'OPS.internal:8700',
+        'other:9000',
+      ])
         expect(() => checkBrowserRequest(request(address, { host }), hosts)).not.toThrow();
   });
 
@@ -27,9 +33,9 @@ describe('checkBrowserRequest', () => {
     expect(() => checkBrowserRequest(request('127.0.0.1', { host: '127.0.0.1:8701' }), hosts)).toThrow(
       expect.objectContaining({ code: 'DASHBOARD_ORIGIN_REFUSED' }),
     );
-    expect(() => checkBrowserRequest(request('127.0.0.1', { host: '127.0.0.1:8700' }, 'POST'), hosts)).toThrow(
-      expect.objectContaining({ message: 'a change from a browser must say its Origin' }),
-    );
+    expect(() =>
+      checkBrowserRequest(request('127.0.0.1', { host: '127.0.0.1:8700' }, 'POST'), hosts),
+    ).toThrow(expect.objectContaining({ message: 'a change from a browser must say its Origin' }));
     for (const origin of ['null', 'http://127.0.0.1:8701', 'file://', 'http://evil.example:8700'])
       expect(() =>
         checkBrowserRequest(request('127.0.0.1', { host: '127.0.0.1:8700', origin }, 'POST'), hosts),

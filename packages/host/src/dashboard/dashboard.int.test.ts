@@ -5,7 +5,11 @@ import path from 'node:path';
 import { findFreePort } from '@openlegion/infra/http';
 import type { MeshConfigInput } from '@openlegion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FeatureTestHost, startFeatureTestHost, TEST_OPERATOR_TOKEN } from '../../test/feature-test-host.js';
+import {
+  type FeatureTestHost,
+  startFeatureTestHost,
+  TEST_OPERATOR_TOKEN,
+} from '../../test/feature-test-host.js';
 import { costsFeature, USAGE_RECORDED } from '../costs/index.js';
 import { dashboardFeature, sessionCookieName } from './index.js';
 
@@ -32,7 +36,9 @@ function send(
         response.on('data', (chunk: string) => {
           text += chunk;
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+        );
       },
     );
     request.on('error', reject);
@@ -40,7 +46,8 @@ function send(
   });
 }
 
-const errorOf = (answer: Answer) => (JSON.parse(answer.body) as { error: { code: string; message: string } }).error;
+const errorOf = (answer: Answer) =>
+  (JSON.parse(answer.body) as { error: { code: string; message: string } }).error;
 
 describe('the dashboard at /ui: sign-in, cookie, CSRF, Host and Origin, CSP', () => {
   let host: FeatureTestHost;
@@ -74,7 +81,10 @@ describe('the dashboard at /ui: sign-in, cookie, CSRF, Host and Origin, CSP', ()
     await writeFile(path.join(dir, 'assets', 'app-1.js'), 'console.log(1)');
     port = await findFreePort('127.0.0.1');
     origin = `http://127.0.0.1:${port}`;
-    host = await startFeatureTestHost([costsFeature(), dashboardFeature({ assetsDir: dir })], config(true, port));
+    host = await startFeatureTestHost(
+      [costsFeature(), dashboardFeature({ assetsDir: dir })],
+      config(true, port),
+    );
     await host.app.listen({ host: '127.0.0.1', port });
   });
   afterAll(async () => {
@@ -96,7 +106,11 @@ describe('the dashboard at /ui: sign-in, cookie, CSRF, Host and Origin, CSP', ()
     expect(file.headers['cache-control']).toContain('immutable');
     const missing = await send(port, 'GET', '/ui/assets/nope.js');
     expect(missing.status).toBe(404);
-    expect(errorOf(missing)).toEqual({ code: 'NOT_FOUND', message: 'no dashboard file "assets/nope.js"', retryable: false });
+    expect(errorOf(missing)).toEqual({
+      code: 'NOT_FOUND',
+      message: 'no dashboard file "assets/nope.js"',
+      retryable: false,
+    });
   });
 
   it('answers a page asked for under a forged Host (DNS rebinding) with a page that says why', async () => {
@@ -109,14 +123,22 @@ describe('the dashboard at /ui: sign-in, cookie, CSRF, Host and Origin, CSP', ()
   });
 
   it('refuses sign-in with a wrong token, an agent token, or without an Origin', async () => {
-    const wrong = await send(port, 'POST', '/ui/api/login', { authorization: 'Bearer not-the-token', origin });
+    const wrong = await send(port, 'POST', '/ui/api/login', {
+      authorization: 'Bearer not-the-token',
+      origin,
+    });
     expect(wrong.status).toBe(401);
     expect(errorOf(wrong).code).toBe('AUTH_INVALID');
     expect(wrong.headers['set-cookie']).toBeUndefined();
     const agent = await send(port, 'POST', '/ui/api/login', { ...host.agentAuth('a'), origin });
     expect(agent.status).toBe(403);
-    expect(errorOf(agent)).toMatchObject({ code: 'AUTH_FORBIDDEN', message: 'this route needs the operator token' });
-    const noOrigin = await send(port, 'POST', '/ui/api/login', { authorization: `Bearer ${TEST_OPERATOR_TOKEN}` });
+    expect(errorOf(agent)).toMatchObject({
+      code: 'AUTH_FORBIDDEN',
+      message: 'this route needs the operator token',
+    });
+    const noOrigin = await send(port, 'POST', '/ui/api/login', {
+      authorization: `Bearer ${TEST_OPERATOR_TOKEN}`,
+    });
     expect(noOrigin.status).toBe(403);
     expect(errorOf(noOrigin)).toMatchObject({
       code: 'DASHBOARD_ORIGIN_REFUSED',
@@ -133,10 +155,17 @@ describe('the dashboard at /ui: sign-in, cookie, CSRF, Host and Origin, CSP', ()
   });
 
   it('signs in with the operator token: an HttpOnly, SameSite=Strict cookie (not Secure over plain HTTP)', async () => {
-    const answer = await send(port, 'POST', '/ui/api/login', { authorization: `Bearer ${TEST_OPERATOR_TOKEN}`, origin });
+    const answer = await send(port, 'POST', '/ui/api/login', {
+      authorization: `Bearer ${TEST_OPERATOR_TOKEN}`,
+      origin,
+    });
     expect(answer.status).toBe(200);
     const cookie = String(answer.headers['set-cookie']);
-    expect(cookie).toMatch(new RegExp(`^${sessionCookieName(port)}=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600$`));
+    expect(cookie).toMatch(
+      new RegExp(
+        `^${sessionCookieName(port)}=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600$`,
+      ),
+    );
     expect(cookie).not.toContain(TEST_OPERATOR_TOKEN);
     const body = JSON.parse(answer.body) as { csrf: string; expires_at: string };
     expect(body.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -153,7 +182,8 @@ describe('the dashboard at /ui: sign-in, cookie, CSRF, Host and Origin, CSP', ()
     expect(noCsrf.status).toBe(403);
     expect(errorOf(noCsrf)).toMatchObject({
       code: 'DASHBOARD_CSRF_MISSING',
-      message: "this change was sent without the session's CSRF token (header x-csrf-token); reload the dashboard",
+      message:
+        "this change was sent without the session's CSRF token (header x-csrf-token); reload the dashboard",
     });
     const wrongCsrf = await send(port, 'POST', '/ui/api/logout', { cookie, origin, 'x-csrf-token': 'guess' });
     expect(errorOf(wrongCsrf).code).toBe('DASHBOARD_CSRF_MISSING');

@@ -72,7 +72,7 @@ export function ChatPage({ agent }: { agent: string | undefined }) {
         else if (event.type === 'tool_result')
           add({
             kind: 'tool',
-            text: `${event.is_error ? '✗' : '✓'} ${JSON.stringify(event.output).slice(0, 200)}`,
+            text: `${event.is_error ? '✗' : '✓'} ${(typeof event.output === 'string' ? event.output : JSON.stringify(event.output)).slice(0, 300)}`,
           });
         else if (event.type === 'approval')
           add({ kind: 'notice', text: `approval ${String(event.tool)}: ${String(event.state)}` });

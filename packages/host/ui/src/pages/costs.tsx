@@ -122,14 +122,19 @@ function SpendChart({ series }: { series: Series }) {
     const element = box.current;
     if (!element) return;
     const keys = [...new Set(series.points.map((point) => `${point.agent} · ${point.model}`))];
+    const start = series.since - (series.since % series.bucket_ms);
     const times: number[] = [];
-    for (let at = series.since - (series.since % series.bucket_ms); at <= Date.now(); at += series.bucket_ms)
-      times.push(at / 1000);
+    for (let at = start; at <= Date.now(); at += series.bucket_ms) times.push(at / 1000);
     const lines = keys.map((key) => {
+      const perBucket = times.map(() => 0);
+      for (const point of series.points) {
+        const index = Math.floor((point.at - start) / series.bucket_ms);
+        if (`${point.agent} · ${point.model}` === key && index >= 0 && index < perBucket.length)
+          perBucket[index] = (perBucket[index] ?? 0) + point.cost_usd;
+      }
       let total = 0;
-      return times.map((at) => {
-        for (const point of series.points)
-          if (point.at / 1000 === at && `${point.agent} · ${point.model}` === key) total += point.cost_usd;
+      return perBucket.map((cost) => {
+        total += cost;
         return total;
       });
     });

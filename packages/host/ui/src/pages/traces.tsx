@@ -36,11 +36,31 @@ function laneOf(hop: string): string {
   return 'mesh';
 }
 
+/**
+ * Where a hop's bar starts and ends: a call that reports its time (`detail.ms`) ends at its hop;
+ * a lane item's queued and running hops last until its next lane hop; anything else is a moment.
+ */
+function extent(events: TraceEvent[], index: number): [number, number] {
+  const event = events[index];
+  if (!event) return [0, 0];
+  const ms = event.detail.ms;
+  if (typeof ms === 'number') return [event.at - ms, event.at];
+  if (event.hop === 'lane.queued' || event.hop === 'lane.running') {
+    const next = events
+      .slice(index + 1)
+      .find((later) => later.hop.startsWith('lane.') && later.agent === event.agent);
+    if (next) return [event.at, next.at];
+  }
+  return [event.at, event.at];
+}
+
 function Waterfall({ id }: { id: string }) {
   const trace = useLoad<{ trace_id: string; events: TraceEvent[] }>(`/api/traces/${encodeURIComponent(id)}`);
   const events = trace.data?.events ?? [];
-  const start = events[0]?.at ?? 0;
+  const start = events.length === 0 ? 0 : Math.min(...events.map((_, index) => extent(events, index)[0]));
   const endAt = Math.max(start + 1, ...events.map((event) => event.at));
+  // The time column counts from the first hop.
+  const first = events[0]?.at ?? 0;
   const span = endAt - start;
   return (
     <Section title={`Trace ${id}`}>
@@ -51,9 +71,9 @@ function Waterfall({ id }: { id: string }) {
       {trace.data ? (
         <ol class="waterfall" aria-label="Hops in time order">
           {events.map((event, index) => {
-            const next = events[index + 1]?.at ?? event.at;
-            const left = ((event.at - start) / span) * 100;
-            const width = Math.max(0.8, ((next - event.at) / span) * 100);
+            const [from, to] = extent(events, index);
+            const left = ((from - start) / span) * 100;
+            const width = Math.max(0.8, ((to - from) / span) * 100);
             return (
               <li key={`${event.at}-${event.hop}-${index}`} class={`hop hop-${laneOf(event.hop)}`}>
                 <span class="hop-name">
@@ -66,7 +86,7 @@ function Waterfall({ id }: { id: string }) {
                     style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }}
                   />
                 </span>
-                <span class="hop-time">+{event.at - start} ms</span>
+                <span class="hop-time">+{event.at - first} ms</span>
               </li>
             );
           })}
