@@ -57,9 +57,9 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     searchFeature(),
     mcpFeature(),
     memoryFeature(),
+    dashboardFeature(),
     fleet,
     healthFeature(),
-    dashboardFeature(),
   ];
   return features;
 }

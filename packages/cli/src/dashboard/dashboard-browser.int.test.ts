@@ -231,7 +231,7 @@ workflows: workflows
       await page.evaluate(axeSource);
       const violations = await page.evaluate(async () => {
         const axe = (
-          window as unknown as {
+          globalThis as unknown as {
             axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
           }
         ).axe;

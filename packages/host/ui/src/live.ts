@@ -11,13 +11,28 @@ let source: EventSource | undefined;
 function open(): void {
   if (source) return;
   source = new EventSource('/ui/api/events');
-  for (const kind of ['agent', 'lane', 'usage', 'step', 'approval'] as const) {
+  for (const kind of KINDS) {
     source.addEventListener(kind, (event) => {
       const data = JSON.parse((event as MessageEvent<string>).data) as Record<string, unknown>;
       for (const listener of listeners) listener(kind, data);
     });
   }
 }
+
+const KINDS = ['agent', 'lane', 'usage', 'step', 'approval'] as const;
+
+// A hidden tab gives its connection back (a browser keeps about six per host across all its tabs,
+// and the host need not send to a page nobody sees); shown again, it reconnects and every view
+// refetches what it shows, as it may have missed events meanwhile.
+if (typeof document !== 'undefined')
+  document.addEventListener('visibilitychange', () => {
+    if (listeners.size === 0) return;
+    if (document.hidden) closeLive();
+    else {
+      open();
+      for (const listener of listeners) for (const kind of KINDS) listener(kind, {});
+    }
+  });
 
 export function closeLive(): void {
   source?.close();
