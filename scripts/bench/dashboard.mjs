@@ -139,7 +139,9 @@ ${agents.map((name) => `  ${name}: {}`).join('\n')}
       fleet_render_ms_median: round(median(fleet)),
       fleet_render_ms_max: round(Math.max(...fleet)),
       chat_token_ms_median: round(median(tokenLatency)),
+      chat_token_ms_p95: round(percentile(tokenLatency, 0.95)),
       chat_token_ms_max: round(Math.max(...tokenLatency)),
+      chat_token_ms_each: tokenLatency.map(round),
       chat_tokens_measured: tokenLatency.length,
       host_cpu_idle_pct_of_core: round(idleCpu * 100),
       host_cpu_10_dashboards_pct_of_core: round(dashboardsCpu * 100),
@@ -212,6 +214,11 @@ async function waitForReady(base, dir, count, output) {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`the mesh did not become ready:\n${output()}`);
+}
+
+function percentile(values, share) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
 }
 
 /** The share of one core the process used over `seconds` (utime + stime from /proc). */

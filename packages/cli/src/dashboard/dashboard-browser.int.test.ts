@@ -147,6 +147,9 @@ workflows: workflows
     expect(await page.locator('tr[data-agent]').count()).toBe(2);
     const [cookie] = await page.context().cookies();
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: false });
+    // The log tail (this runtime keeps no output: the agents run inside the test's process).
+    await page.getByRole('button', { name: 'Logs writer' }).click();
+    await expect.poll(() => page.getByTestId('logs').textContent()).toBe('No output yet.');
     await shot('fleet');
   });
 

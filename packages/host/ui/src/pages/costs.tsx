@@ -1,5 +1,5 @@
 import type { SpendRow } from '@openlegion/protocol';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { usd } from '../api';
@@ -23,17 +23,29 @@ interface Series {
 
 const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
 
-/** Spend per agent and model over the last day (a chart, cumulative), and each budget's use. */
+/** Spend per agent and model over a period (a chart, cumulative), and each budget's use. */
 export function CostsPage() {
   const costs = useLoad<{ today: SpendRow[]; month: SpendRow[]; budgets: Budget[] }>('/api/costs');
-  const series = useLoad<Series>('/ui/api/costs/series?hours=24');
+  const [hours, setHours] = useState(24);
+  const series = useLoad<Series>(`/ui/api/costs/series?hours=${hours}`);
   useLiveRefresh(['usage'], () => {
     costs.reload();
     series.reload();
   });
   return (
     <>
-      <Section title="Spend over the last 24 hours">
+      <Section title="Spend over time">
+        <label for="cost-span">Period</label>{' '}
+        <select
+          id="cost-span"
+          value={hours}
+          onChange={(event) => setHours(Number(event.currentTarget.value))}
+        >
+          <option value={1}>last hour</option>
+          <option value={24}>last 24 hours</option>
+          <option value={168}>last 7 days</option>
+          <option value={744}>last 31 days</option>
+        </select>
         <ErrorBox error={series.error} />
         {series.data ? <SpendChart series={series.data} /> : <p>Loading…</p>}
       </Section>

@@ -1,5 +1,5 @@
 import type { MeshStatus } from '@openlegion/protocol';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, postJson, time } from '../api';
 import { ErrorBox, Section, StateBadge } from '../components';
 import { useLiveRefresh } from '../live';
@@ -21,6 +21,7 @@ export function FleetPage() {
   const status = useLoad<MeshStatus>('/api/status');
   const lanes = useLoad<{ items: LaneItemView[] }>('/api/lanes?limit=30');
   const [error, setError] = useState<string | undefined>(undefined);
+  const [logsOf, setLogsOf] = useState<string | null>(null);
   useLiveRefresh(['agent'], status.reload);
   useLiveRefresh(['lane'], lanes.reload);
   const restart = async (agent: string) => {
@@ -62,9 +63,17 @@ export function FleetPage() {
                   <td>{agent.model}</td>
                   <td>{agent.restarts}</td>
                   <td>{agent.ready_at ? time(Date.parse(agent.ready_at)) : '—'}</td>
-                  <td>
+                  <td class="buttons">
                     <button type="button" onClick={() => restart(agent.name)}>
                       Restart <span class="visually-hidden">{agent.name}</span>
+                    </button>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-pressed={logsOf === agent.name}
+                      onClick={() => setLogsOf(logsOf === agent.name ? null : agent.name)}
+                    >
+                      Logs <span class="visually-hidden">{agent.name}</span>
                     </button>
                   </td>
                 </tr>
@@ -75,6 +84,7 @@ export function FleetPage() {
           <p>Loading…</p>
         )}
       </Section>
+      {logsOf ? <LogTail agent={logsOf} /> : null}
       <Section title="Recent lane activity">
         <ErrorBox error={lanes.error} />
         <ul class="log">
@@ -89,5 +99,23 @@ export function FleetPage() {
         </ul>
       </Section>
     </>
+  );
+}
+
+/** The last lines the agent wrote, fetched again every few seconds while shown. */
+function LogTail({ agent }: { agent: string }) {
+  const logs = useLoad<{ lines: string[] }>(`/api/agents/${encodeURIComponent(agent)}/logs?lines=200`);
+  const { reload } = logs;
+  useEffect(() => {
+    const timer = setInterval(reload, 3_000);
+    return () => clearInterval(timer);
+  }, [reload]);
+  return (
+    <Section title={`Logs of ${agent}`}>
+      <ErrorBox error={logs.error} />
+      <pre class="logs" data-testid="logs">
+        {(logs.data?.lines ?? []).join('\n') || 'No output yet.'}
+      </pre>
+    </Section>
   );
 }
