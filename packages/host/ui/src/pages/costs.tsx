@@ -160,6 +160,7 @@ function SpendChart({ series }: { series: Series }) {
             label: key,
             stroke: COLOURS[index % COLOURS.length] ?? '#000',
             width: 2,
+            points: { show: false },
             value: (_: uPlot, value: number | null) => usd(value),
           })),
         ],
