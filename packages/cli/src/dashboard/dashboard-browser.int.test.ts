@@ -224,7 +224,13 @@ workflows: workflows
       ['costs', 1200],
       ['traces', 1200],
       ['workflows', 1200],
+      ['blackboard', 1200],
+      ['cron', 1200],
+      ['memory', 1200],
+      ['vault', 1200],
+      ['models', 1200],
       ['fleet', 390],
+      ['chat/writer', 390],
     ] as const) {
       await page.setViewportSize({ width, height: 844 });
       await page.goto(`${base}/ui#/${route}`);

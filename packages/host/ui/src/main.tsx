@@ -6,7 +6,7 @@ import { ChatPage } from './pages/chat';
 import { CostsPage } from './pages/costs';
 import { FleetPage } from './pages/fleet';
 import { LoginPage } from './pages/login';
-import { BlackboardPage, CronPage, MemoryPage, ModelsPage, PubsubPage } from './pages/more';
+import { BlackboardPage, CronPage, MemoryPage, ModelsPage, PubsubPage, VaultPage } from './pages/more';
 import { TracesPage } from './pages/traces';
 import { WorkflowsPage } from './pages/workflows';
 import './style.css';
@@ -21,6 +21,7 @@ const PAGES = [
   ['pubsub', 'Pub/sub'],
   ['cron', 'Cron'],
   ['memory', 'Memory'],
+  ['vault', 'Vault'],
   ['models', 'Models'],
 ] as const;
 
@@ -104,6 +105,8 @@ function Page({ page, arg }: { page: string; arg: string | undefined }) {
       return <CronPage />;
     case 'memory':
       return <MemoryPage />;
+    case 'vault':
+      return <VaultPage />;
     case 'models':
       return <ModelsPage />;
     default:

@@ -152,3 +152,17 @@ export function ModelsPage() {
     </Section>
   );
 }
+
+/** Each agent's credentials by name, where they may go, and whether the secret is set; never a value. */
+export function VaultPage() {
+  const credentials = useLoad<{ credentials: Row[] }>('/api/credentials');
+  return (
+    <Section title="Vault (credential names)">
+      <p class="muted">
+        Values never leave the host; set one with <code>openlegion vault set NAME</code>.
+      </p>
+      <ErrorBox error={credentials.error} />
+      <Rows rows={credentials.data?.credentials ?? []} columns={['agent', 'name', 'hosts', 'in', 'set']} />
+    </Section>
+  );
+}
