@@ -54,10 +54,10 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     workflowsFeature({ meshBlackboard: true, meshEvents: true, operatorNotices: true, approvals: true }),
     egressFeature({ allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
+    dashboardFeature(),
     searchFeature(),
     mcpFeature(),
     memoryFeature(),
-    dashboardFeature(),
     fleet,
     healthFeature(),
   ];

@@ -160,8 +160,8 @@ export const meshConfigSchema = z
     limits: limitsSchema.prefault({}),
     search: searchConfigSchema.prefault({}),
     mcp: mcpSectionSchema.prefault({}),
-    approvals: approvalsConfigSchema.prefault({}),
     dashboard: dashboardConfigSchema.prefault({}),
+    approvals: approvalsConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()
