@@ -25,6 +25,23 @@ const bakedVersions = {
   },
 };
 
+/**
+ * The host finds its built dashboard (packages/host/dist/ui) next to its own module; in the bundle
+ * that module sits in bundle/, so the folder is written in as a constant.
+ */
+const dashboardAssets = {
+  name: 'dashboard-assets',
+  setup(build) {
+    build.onLoad({ filter: /\/packages\/host\/dist\/dashboard\/dashboard-assets\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const located = "fileURLToPath(new URL('../../dist/ui/', import.meta.url))";
+      if (!source.includes(located))
+        throw new Error(`${args.path} no longer locates the dashboard as expected`);
+      return { contents: source.replace(located, JSON.stringify(`${packages}host/dist/ui/`)), loader: 'js' };
+    });
+  },
+};
+
 await bundleForNode(build, 'the CLI', {
   entryPoints: { bin: new URL('../dist/bin.js', import.meta.url).pathname },
   outdir: new URL('../bundle', import.meta.url).pathname,
@@ -42,5 +59,5 @@ await bundleForNode(build, 'the CLI', {
       'const __dirname = __pathDirname(__filename);',
     ].join(' '),
   },
-  plugins: [bakedVersions],
+  plugins: [bakedVersions, dashboardAssets],
 });

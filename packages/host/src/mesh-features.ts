@@ -4,6 +4,7 @@ import { blackboardFeature } from './blackboard/index.js';
 import { costsFeature } from './costs/index.js';
 import { credentialsFeature } from './credentials/index.js';
 import { cronFeature } from './cron/index.js';
+import { dashboardFeature } from './dashboard/index.js';
 import { egressFeature } from './egress/index.js';
 import type { HostFeature } from './features/index.js';
 import { healthFeature } from './health/index.js';
@@ -54,6 +55,7 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     workflowsFeature({ meshBlackboard: true, meshEvents: true, operatorNotices: true, approvals: true }),
     egressFeature({ allowUnlockedNetwork: deps.allowUnlockedNetwork }),
     credentialsFeature(),
+    dashboardFeature(),
     searchFeature(),
     mcpFeature(),
     memoryFeature(),

@@ -2,6 +2,7 @@ import { systemClock } from '@openlegion/infra/clock';
 import type { MeshStatus } from '@openlegion/protocol';
 import { APPROVALS } from './approvals/index.js';
 import { loadOrCreateOperatorToken, TokenRegistry } from './auth/index.js';
+import { DASHBOARD_SESSIONS } from './dashboard/index.js';
 import { EGRESS } from './egress/index.js';
 import {
   type BuiltFeature,
@@ -110,7 +111,8 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     if (!context) return;
     const app = await buildHostApp({
       logger,
-      auth: { tokens, operatorToken },
+      // The dashboard's session cookie signs the operator in too (loopback only, see dashboard/).
+      auth: { tokens, operatorToken, sessions: service?.(DASHBOARD_SESSIONS) },
       requests: requestRateOf(context),
       features: built,
       routes,

@@ -3,7 +3,8 @@ import { createLogger } from '@openlegion/infra/log';
 import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { type MeshConfig, type MeshConfigInput, meshConfigSchema } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
-import { TokenRegistry } from '../src/auth/index.js';
+import { type SessionCheck, TokenRegistry } from '../src/auth/index.js';
+import { DASHBOARD_SESSIONS } from '../src/dashboard/index.js';
 import {
   type BuiltFeature,
   buildFeatures,
@@ -106,7 +107,12 @@ export async function startFeatureTestHost(
   const built: BuiltFeature[] = buildFeatures([...features, looker], context);
   const app = await buildHostApp({
     logger,
-    auth: { tokens, operatorToken: TEST_OPERATOR_TOKEN },
+    // As in the real host, the dashboard's sessions sign the operator in when it is under test.
+    auth: {
+      tokens,
+      operatorToken: TEST_OPERATOR_TOKEN,
+      sessions: services.get(DASHBOARD_SESSIONS.name) as SessionCheck | undefined,
+    },
     // As in the real host: each agent held to limits.requests_per_agent_per_s.
     requests: requestRateOf(context),
     features: built,

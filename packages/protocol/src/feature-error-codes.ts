@@ -124,4 +124,26 @@ export const FEATURE_ERROR_CODES = {
   },
   WORKFLOW_TIMEOUT: { retryable: false, status: 504, summary: 'the run did not finish within its timeout' },
   WORKFLOW_REJECTED: { retryable: false, status: 409, summary: 'the operator rejected an approval step' },
+  DASHBOARD_SESSION_INVALID: {
+    retryable: false,
+    status: 401,
+    summary: 'no dashboard session, or it expired or was signed out; sign in again with the operator token',
+  },
+  DASHBOARD_ORIGIN_REFUSED: {
+    retryable: false,
+    status: 403,
+    summary:
+      "the request's Host or Origin is not one the dashboard serves (DNS rebinding or a cross-site request)",
+  },
+  DASHBOARD_CSRF_MISSING: {
+    retryable: false,
+    status: 403,
+    summary: "a change sent with a dashboard session lacks that session's CSRF token",
+  },
+  DASHBOARD_NOT_LOOPBACK: {
+    retryable: false,
+    status: 403,
+    summary:
+      "the dashboard is served only on the host's loopback listener, never where agents reach the host",
+  },
 } as const satisfies Record<string, { retryable: boolean; status: number; summary: string }>;

@@ -86,6 +86,7 @@ export {
   type CredentialGrants,
   type CredentialPlace,
 } from './credential-grant.js';
+export { type DashboardConfig, dashboardConfigSchema } from './dashboard-config.js';
 export { type DeepReadonly, deepFreeze } from './deep-readonly.js';
 export {
   EGRESS_PRESETS,

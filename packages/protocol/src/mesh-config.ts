@@ -10,6 +10,7 @@ import {
   TIER_NAMES,
   type TierName,
 } from './config-fields.js';
+import { dashboardConfigSchema } from './dashboard-config.js';
 import type { DeepReadonly } from './deep-readonly.js';
 import { limitsSchema } from './limits-config.js';
 import { mcpSectionSchema } from './mcp-config.js';
@@ -180,6 +181,7 @@ export const meshConfigSchema = z
     limits: limitsSchema.prefault({}),
     search: searchConfigSchema.prefault({}),
     mcp: mcpSectionSchema.prefault({}),
+    dashboard: dashboardConfigSchema.prefault({}),
     approvals: approvalsConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })

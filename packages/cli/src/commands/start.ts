@@ -109,6 +109,10 @@ async function launch(
   }
   say(`mesh ${status.mesh} ready: ${status.agents.length} agents, host ${status.url}\n`);
   say(`  try: pnpm -s openlegion send ${agents[0]} "hello"   or   pnpm -s openlegion chat\n`);
+  if (config.dashboard.enabled)
+    say(
+      `  dashboard: http://127.0.0.1:${config.mesh.port}/ui (sign in with ${path.join(loaded.dataDir, 'operator-token')})\n`,
+    );
   const stopChannels = await startChannels(host, loaded, logger, say);
   return {
     untilShutdown: () => Promise.race([signalled, host.shutdownRequested.then(() => 'shutdown requested')]),

@@ -5,5 +5,6 @@ export {
   type RouteAuthOptions,
   registerRouteAuth,
   requireAgent,
+  type SessionCheck,
 } from './route-auth.js';
 export { TokenRegistry } from './token-registry.js';

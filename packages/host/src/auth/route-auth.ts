@@ -24,9 +24,24 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Proves a caller by something other than a bearer token: the dashboard's session cookie. Asked only
+ * for requests that send no Authorization header, so a bearer token always decides alone.
+ */
+export interface SessionCheck {
+  /**
+   * The caller the request's session proves; undefined when it carries no session at all. Throws
+   * the refusal when it carries a bad one (expired, from a forged Origin, a change without its CSRF
+   * token), so a bad session is never mistaken for no session.
+   */
+  callerOf(request: FastifyRequest): Caller | undefined;
+}
+
 export interface RouteAuthOptions {
   tokens: TokenRegistry;
   operatorToken: string;
+  /** Sessions that sign the operator in without the bearer header (the dashboard's). */
+  sessions?: SessionCheck | undefined;
 }
 
 /**
@@ -50,8 +65,9 @@ export function registerRouteAuth(app: FastifyInstance, options: RouteAuthOption
     if (request.is404) return;
     const policy = request.routeOptions.config.auth ?? 'operator';
     if (policy === 'none') return;
-    const token = bearerToken(request);
-    const caller = identifyCaller(token);
+    const session =
+      request.headers.authorization === undefined ? options.sessions?.callerOf(request) : undefined;
+    const caller = session ?? identifyCaller(bearerToken(request));
     if (!caller) throw new OpenLegionError('AUTH_INVALID', 'the bearer token is not valid for this host');
     if (!allows(policy, caller)) {
       throw new OpenLegionError('AUTH_FORBIDDEN', `this route needs the ${describe(policy)} token`, {

@@ -74,6 +74,26 @@ export class UsageLog {
   }
 
   /** Spend per agent and model since `since`. */
+  /**
+   * Spend per agent and model in buckets of `bucketMs` since `since` (the dashboard's cost chart):
+   * one row per bucket that had calls, `at` the bucket's start.
+   */
+  spendSeries(
+    since: number,
+    bucketMs: number,
+  ): { at: number; agent: string; model: string; cost_usd: number }[] {
+    return this.#db
+      .prepare<
+        { since: number; bucket: number },
+        { at: number; agent: string; model: string; cost_usd: number }
+      >(
+        `SELECT CAST(at / @bucket AS INTEGER) * @bucket AS at, agent, model, sum(cost_usd) AS cost_usd
+           FROM llm_usage WHERE at >= @since
+          GROUP BY 1, agent, model ORDER BY 1, agent, model`,
+      )
+      .all({ since, bucket: bucketMs });
+  }
+
   spend(since: number, agent?: string): SpendRow[] {
     return this.#db
       .prepare<{ since: number; agent: string | null }, SpendRow>(

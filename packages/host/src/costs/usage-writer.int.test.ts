@@ -65,4 +65,16 @@ describe('UsageLog on a mesh.db file (commits on a writer thread)', () => {
     await log.close();
     db.close();
   });
+
+  it('sums spend per agent and model in time buckets (the dashboard chart)', async () => {
+    const db = meshDb();
+    const log = new UsageLog(db);
+    // at 1_000..1_199 in buckets of 100 ms: 0 (1_000..1_099 → bucket 1_000) and 1_100.
+    await Promise.all(Array.from({ length: 200 }, (_, index) => log.record(usage(index))));
+    expect(log.spendSeries(0, 100)).toEqual([
+      { at: 1_000, agent: 'a', model: 'up/m', cost_usd: 50 },
+      { at: 1_100, agent: 'a', model: 'up/m', cost_usd: 50 },
+    ]);
+    expect(log.spendSeries(1_150, 100)).toEqual([{ at: 1_100, agent: 'a', model: 'up/m', cost_usd: 25 }]);
+  });
 });

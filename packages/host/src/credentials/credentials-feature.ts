@@ -74,6 +74,16 @@ function registerCredentialRoutes(
     };
   });
 
+  // The operator's view (the dashboard's vault page): every agent's granted credentials by name,
+  // with whether the secret is set. Never a value.
+  app.get('/api/credentials', { config: { auth: 'operator' } }, async () => ({
+    credentials: Object.keys(context.config.agents).flatMap((agent) =>
+      grants
+        .list(agent)
+        .map((grant) => ({ agent, ...grant, set: secretOf(context, grant.name) !== undefined })),
+    ),
+  }));
+
   app.post('/mesh/http', { config: { auth: 'agent' } }, async (request) => {
     const agent = requireAgent(request);
     const call = parseRequest(httpRequestSchema, request.body);

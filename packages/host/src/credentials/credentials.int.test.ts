@@ -144,6 +144,33 @@ describe('credentials bound to hosts and places', () => {
     expect(listed.body).not.toContain(SECRET);
   });
 
+  it("lists every agent's credentials by name for the operator, whether set, never a value", async () => {
+    const listed = await host.app.inject({ url: '/api/credentials', headers: host.operatorAuth });
+    expect(listed.json()).toEqual({
+      credentials: [
+        {
+          agent: 'coder',
+          name: 'GITHUB_TOKEN',
+          hosts: ['api.github.test'],
+          in: ['header:authorization'],
+          set: true,
+        },
+        {
+          agent: 'coder',
+          name: 'BOT_TOKEN',
+          hosts: ['*.example.test'],
+          in: ['path', 'query:token'],
+          set: true,
+        },
+        { agent: 'coder', name: 'MISSING_TOKEN', hosts: ['api.github.test'], in: ['body'], set: false },
+      ],
+    });
+    expect(listed.body).not.toContain(SECRET);
+    expect(listed.body).not.toContain(BOT);
+    const byAgent = await host.app.inject({ url: '/api/credentials', headers: host.agentAuth('coder') });
+    expect(byAgent.statusCode).toBe(403);
+  });
+
   it('fills a credential in its granted header (any case) and scrubs it from the echo', async () => {
     const answer = await withToken('/repos');
     expect(answer.statusCode).toBe(200);

@@ -9,6 +9,7 @@ import {
   type StartProgress,
   throwIfStopped,
 } from './agent-launch.js';
+import { registerAgentLogsRoute } from './agent-logs-route.js';
 import {
   type AgentRuntime,
   agentInstanceName,
@@ -67,8 +68,10 @@ export function fleetFeature(options: FleetFeatureOptions): HostFeature {
       const fleet = buildFleet(options, context, registry);
       context.provide(FLEET, fleet.service);
       return {
-        routes: (app) =>
-          registerAgentApiRoutes(app, { registry, selfFor: (agent) => agentSelf(context, agent) }),
+        routes: (app) => {
+          registerAgentApiRoutes(app, { registry, selfFor: (agent) => agentSelf(context, agent) });
+          registerAgentLogsRoute(app, { config: context.config, runtime: options.runtime });
+        },
         start: fleet.start,
         stop: fleet.stop,
       };
