@@ -1,3 +1,12 @@
+export {
+  SLACK_EDIT_INTERVAL_MS,
+  SlackChannel,
+  type SlackChannelOptions,
+  type SlackChannelStatus,
+} from './slack/slack-channel.js';
+export { SLACK_FEATURE, SLACK_MIGRATIONS } from './slack/slack-migrations.js';
+export { SlackPairing } from './slack/slack-pairing.js';
+export { type SlackPairedUser, SlackUsers } from './slack/slack-users.js';
 export { markdownToTelegramHtml } from './telegram/markdown-to-html.js';
 export {
   DEFAULT_POLL_TIMEOUT_SECONDS,
