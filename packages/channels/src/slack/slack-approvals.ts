@@ -5,11 +5,11 @@ import {
   type OperatorNotice,
   type PendingApproval,
 } from '@openlegion/protocol';
-import { escapeMarkdown } from '../telegram/reply-lines.js';
+import type { ChannelUser } from '../core/channel-users.js';
+import { escapeMarkdown } from '../core/reply-lines.js';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.js';
 import { type SlackContext, say } from './slack-context.js';
 import { SLACK_SECTION_LIMIT, type SlackBlock } from './slack-replies.js';
-import type { SlackPairedUser } from './slack-users.js';
 
 /** The action ids of an approval's buttons; the button's value is the approval id. */
 export const APPROVE_ACTION = 'openlegion_approve';
@@ -59,8 +59,7 @@ async function offer(context: SlackContext, conversation: string, approval: Pend
 
 /** Tell the owner (in their DM) what the mesh wants them to know; an approval comes with buttons. */
 export async function tellSlackOwner(context: SlackContext, notice: OperatorNotice): Promise<void> {
-  const owner = context.users.owner();
-  const dm = owner?.dmChannel;
+  const dm = context.users.owner()?.ownerConversation;
   if (!dm) return;
   if (notice.approval) return offer(context, dm, notice.approval);
   await say(context, dm, escapeMarkdown(notice.text));
@@ -113,12 +112,13 @@ export async function pressSlackApproval(
   context: SlackContext,
   press: { user: string; actionId: string; value: string; channel?: string; messageTs?: string },
 ): Promise<string> {
-  const user: SlackPairedUser | undefined = context.users.get(press.user);
+  const user: ChannelUser | undefined = context.users.get(press.user);
   if (!user) return 'You are not paired.';
   if (user.role !== 'owner') return 'Only the owner can approve.';
   const decision = press.actionId === APPROVE_ACTION ? 'approve' : 'reject';
   const answer = await decide(context, { id: press.value, decision });
-  if (press.channel && press.messageTs) {
+  // A second press (or a replayed one) finds nothing waiting: the message keeps saying what was decided.
+  if (press.channel && press.messageTs && !answer.startsWith('Not done')) {
     await context.api.chat.update({
       channel: press.channel,
       ts: press.messageTs,

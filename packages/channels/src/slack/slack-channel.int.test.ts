@@ -17,7 +17,7 @@ let slack: FakeSlack;
 let mesh: GatedChannelMesh;
 let db: Database;
 const channels: SlackChannel[] = [];
-const logger = pino({ level: 'silent' });
+const logger = pino({ level: process.env.SLACK_TEST_LOG ?? 'silent' });
 
 function startChannel(options: Partial<SlackChannelOptions> = {}): Promise<SlackChannel> {
   const channel = new SlackChannel({
@@ -38,8 +38,13 @@ function startChannel(options: Partial<SlackChannelOptions> = {}): Promise<Slack
 /** A started channel with OWNER paired (and FRIEND allowed), as after `!pair`. */
 async function pairedChannel(options: Partial<SlackChannelOptions> = {}): Promise<SlackChannel> {
   const channel = await startChannel(options);
-  channel.users.pair(OWNER.id, 'Ada', slack.dmOf(OWNER), Date.now());
-  channel.users.pair(FRIEND.id, 'Bob', slack.dmOf(FRIEND), Date.now());
+  for (const [person, name] of [
+    [OWNER, 'Ada'],
+    [FRIEND, 'Bob'],
+  ] as const) {
+    channel.users.pair(person.id, name, Date.now());
+    channel.users.setConversation(person.id, slack.dmOf(person));
+  }
   return channel;
 }
 

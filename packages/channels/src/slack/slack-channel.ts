@@ -3,18 +3,20 @@ import type { Database } from '@openlegion/infra/sqlite';
 import type { Channel, ChannelMesh } from '@openlegion/protocol';
 import { App, SocketModeReceiver, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { EditPacer } from '../telegram/edit-pacer.js';
-import type { PairingCode } from '../telegram/telegram-pairing.js';
+import { ChannelPairing, type PairingCode, sharedPairingTables } from '../core/channel-pairing.js';
+import type { ChannelRegistry } from '../core/channel-registry.js';
+import { type ChannelUser, ChannelUsers } from '../core/channel-users.js';
+import { DeliveryDispatcher } from '../core/delivery-dispatcher.js';
+import { DeliverySpool } from '../core/delivery-spool.js';
+import { EditPacer } from '../core/edit-pacer.js';
+import { escapeMarkdown } from '../core/reply-lines.js';
 import { boltLogger } from './bolt-logger.js';
 import { missingScope, startError } from './slack-api-errors.js';
 import { APPROVE_ACTION, pressSlackApproval, REJECT_ACTION, tellSlackOwner } from './slack-approvals.js';
 import type { SlackContext } from './slack-context.js';
 import { handleSlackMessage } from './slack-handler.js';
 import { toSlackInbound } from './slack-inbound.js';
-import { SlackPairing } from './slack-pairing.js';
-import { SlackRelay } from './slack-relay.js';
 import { SlackReplies, type SlackWebApi } from './slack-replies.js';
-import { SlackUsers } from './slack-users.js';
 import { TakenIn } from './taken-in.js';
 
 /** Slack's chat.update is rate-limited per channel (Tier 3, ~50 a minute): one write a second. */
@@ -32,7 +34,7 @@ export interface SlackChannelOptions {
   botToken: string;
   /** `xapp-…` with connections:write, resolved from the vault by the caller. */
   appToken: string;
-  /** mesh.db with SLACK_MIGRATIONS applied (`host.featureDatabase('slack', SLACK_MIGRATIONS)`). */
+  /** mesh.db with SLACK_MIGRATIONS applied (`host.featureDatabase('slack', SLACK_MIGRATIONS)`); the core adds its own track. */
   db: Database;
   logger: Logger;
   clock?: Clock;
@@ -43,8 +45,14 @@ export interface SlackChannelOptions {
   apiRoot?: string;
   editIntervalMs?: number;
   reconnectDelayMs?: number;
-  /** Where a long reply is split (Markdown characters); Slack's limit less a margin by default. */
-  partLimit?: number;
+  /** `channels.slack.when_busy`: a message while the agent is busy steers its turn (default) or waits. */
+  whenBusy?: 'steer' | 'queue';
+  /** `channels.slack.mirror`: replies and notices also reach the owner on the other channels. */
+  mirror?: boolean;
+  /** The channels running in this process (mirroring goes through it). */
+  registry?: ChannelRegistry;
+  /** The delivery core's wait after failed try n (tests shorten it). */
+  backoffMs?: (attempt: number) => number;
 }
 
 /** What `openlegion status` and the logs say about the Slack connection. */
@@ -66,14 +74,16 @@ export interface SlackChannelStatus {
  */
 export class SlackChannel implements Channel {
   readonly name = 'slack';
-  readonly users: SlackUsers;
-  readonly pairing: SlackPairing;
+  readonly users: ChannelUsers;
+  readonly pairing: ChannelPairing<string, ChannelUser>;
+  readonly spool: DeliverySpool;
   readonly #options: SlackChannelOptions;
   readonly #clock: Clock;
   readonly #taken: TakenIn;
   #status: SlackChannelStatus = { state: 'stopped' };
   #app: App | undefined;
-  #relay: SlackRelay | undefined;
+  #dispatcher: DeliveryDispatcher | undefined;
+  #unregister: () => void = () => {};
   #context: SlackContext | undefined;
   #stopNotices: () => void = () => {};
   #lastCode: PairingCode | undefined;
@@ -82,8 +92,9 @@ export class SlackChannel implements Channel {
   constructor(options: SlackChannelOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.users = new SlackUsers(options.db);
-    this.pairing = new SlackPairing(options.db, this.users, this.#clock);
+    this.users = new ChannelUsers(options.db, 'slack');
+    this.pairing = new ChannelPairing(options.db, this.users, this.#clock, sharedPairingTables('slack'));
+    this.spool = new DeliverySpool(options.db, this.#clock);
     this.#taken = new TakenIn(options.db);
   }
 
@@ -132,30 +143,42 @@ export class SlackChannel implements Channel {
       logger.warn({ retryAfterSeconds }, 'slack rate limit: waiting as Slack asks before the next call');
     });
     const api = app.client as unknown as SlackWebApi;
-    const replies = new SlackReplies(api);
-    const pacer = new EditPacer(this.#clock, this.#options.editIntervalMs ?? SLACK_EDIT_INTERVAL_MS);
-    this.#relay = new SlackRelay({
-      mesh: () => mesh,
+    const replies = new SlackReplies(api, (problem) => {
+      logger.warn(`slack reply refused: ${problem}`);
+      this.#status = { ...this.#status, problem };
+    });
+    const dispatcher = new DeliveryDispatcher({
+      channel: 'slack',
+      spool: this.spool,
+      mesh,
       replies,
-      pacer,
       clock: this.#clock,
       logger,
-      onRefused: (problem) => {
-        this.#status = { ...this.#status, problem };
+      whenBusy: this.#options.whenBusy ?? 'steer',
+      pacer: new EditPacer(this.#clock, this.#options.editIntervalMs ?? SLACK_EDIT_INTERVAL_MS),
+      ...(this.#options.registry ? { registry: this.#options.registry } : {}),
+      ...(this.#options.backoffMs ? { backoffMs: this.#options.backoffMs } : {}),
+      onDead: (message, error) => {
+        const dm = this.users.owner()?.ownerConversation;
+        if (!dm) return;
+        const text = `A message to ${escapeMarkdown(message.agent)} could not be answered on Slack \\(${escapeMarkdown(error.slice(0, 200))}\\); \`openlegion channels dead-letters\` can retry it\\.`;
+        replies.send(dm, replies.render(text), {}).catch(() => {});
       },
-      ...(this.#options.partLimit ? { partLimit: this.#options.partLimit } : {}),
     });
+    this.#dispatcher = dispatcher;
     const context: SlackContext = {
       api,
+      replies,
       mesh,
       users: this.users,
       pairing: this.pairing,
-      relay: this.#relay,
       clock: this.#clock,
       logger,
       botUserId: identity.userId,
       defaultAgent: this.#options.defaultAgent,
       allowedChannels: new Set(this.#options.allowedChannels ?? []),
+      submit: (message) => dispatcher.submit({ ...message, channel: 'slack', receivedAt: this.#clock.now() }),
+      claim: (key) => this.#taken.claim(key, this.#clock.now()),
     };
     this.#context = context;
     const takeIn = async ({ event }: { event: unknown }) => this.#takeIn(event as Record<string, unknown>);
@@ -199,10 +222,24 @@ export class SlackChannel implements Channel {
     }
     this.#app = app;
     this.#status = { ...this.#status, state: 'connected' };
+    // What a stop or a crash left accepted or running is answered now, editing what was sent.
+    dispatcher.start();
+    this.#unregister =
+      this.#options.registry?.register({
+        name: 'slack',
+        mirror: this.#options.mirror ?? false,
+        tellOwner: async (markdown) => {
+          const dm = this.users.owner()?.ownerConversation;
+          if (!dm) return false;
+          await replies.send(dm, replies.render(markdown), {});
+          return true;
+        },
+      }) ?? (() => {});
     this.#stopNotices = mesh.onNotice((notice) => {
       tellSlackOwner(context, notice).catch((error: unknown) =>
         logger.error({ err: error }, 'telling the owner a notice on slack failed'),
       );
+      if (!notice.approval) void this.#options.registry?.mirrorNotice('slack', escapeMarkdown(notice.text));
     });
     logger.info({ bot: identity.name, team: identity.team }, 'slack channel started (socket mode)');
   }
@@ -211,18 +248,21 @@ export class SlackChannel implements Channel {
   async stop(): Promise<void> {
     this.#stopNotices();
     this.#stopNotices = () => {};
+    this.#unregister();
     const app = this.#app;
     this.#app = undefined;
     const receiving = app?.stop().catch(() => {});
-    const replies = this.#relay?.stop() ?? Promise.resolve();
+    const dispatcher = this.#dispatcher;
+    // Replies in flight get a moment to write their last text; what is left stays in the spool.
     let grace: Timer | undefined;
     await Promise.race([
-      replies,
+      dispatcher?.settled(),
       new Promise<void>((resolve) => {
         grace = this.#clock.setTimeout(resolve, SLACK_STOP_GRACE_MS);
       }),
     ]);
     grace?.cancel();
+    await dispatcher?.stop();
     await receiving;
     this.#status = { state: 'stopped' };
   }
@@ -275,7 +315,7 @@ export class SlackChannel implements Channel {
     };
   }
 
-  /** Take one event in, once: a replay (same channel and ts) is dropped. Never throws. */
+  /** Take one event in; a replay (same channel and ts) is dropped by the spool or the taken-in list. Never throws. */
   async #takeIn(event: Record<string, unknown>): Promise<void> {
     const context = this.#context;
     if (!context) return;
@@ -283,13 +323,6 @@ export class SlackChannel implements Channel {
       const inbound = toSlackInbound(event, context.botUserId);
       if (inbound.kind === 'ignored') {
         context.logger.debug({ reason: inbound.reason }, 'slack event ignored');
-        return;
-      }
-      if (!this.#taken.claim(`${inbound.channel}:${inbound.ts}`, this.#clock.now())) {
-        context.logger.debug(
-          { channel: inbound.channel, ts: inbound.ts },
-          'slack event replayed: already taken in',
-        );
         return;
       }
       await handleSlackMessage(context, inbound);

@@ -1,18 +1,18 @@
 import type { Clock } from '@openlegion/infra/clock';
 import type { ChannelMesh } from '@openlegion/protocol';
 import type { Logger } from 'pino';
-import type { SlackPairing } from './slack-pairing.js';
-import type { SlackRelay } from './slack-relay.js';
-import { type SlackBlock, SlackReplies, type SlackWebApi } from './slack-replies.js';
-import type { SlackPairedUser, SlackUsers } from './slack-users.js';
+import type { ChannelPairing } from '../core/channel-pairing.js';
+import type { ChannelUser, ChannelUsers } from '../core/channel-users.js';
+import type { InboundMessage } from '../core/delivery-contract.js';
+import type { SlackBlock, SlackReplies, SlackWebApi } from './slack-replies.js';
 
 /** What the event handlers work with; one per running channel. */
 export interface SlackContext {
   api: SlackWebApi;
+  replies: SlackReplies;
   mesh: ChannelMesh;
-  users: SlackUsers;
-  pairing: SlackPairing;
-  relay: SlackRelay;
+  users: ChannelUsers;
+  pairing: ChannelPairing<string, ChannelUser>;
   clock: Clock;
   logger: Logger;
   /** The bot's user id (`U…`), as auth.test named it: mentions read `<@ID>`. */
@@ -20,6 +20,10 @@ export interface SlackContext {
   defaultAgent: string | undefined;
   /** Channels the bot answers in when mentioned (DMs always). */
   allowedChannels: ReadonlySet<string>;
+  /** Hand a chat to the delivery core; false when it was taken in before (a replay). */
+  submit(message: Omit<InboundMessage, 'channel' | 'receivedAt'>): boolean;
+  /** Claim a message that is not a chat (pairing, a command); false when it was handled before. */
+  claim(key: string): boolean;
 }
 
 /** Send a short answer (Markdown, rendered to mrkdwn), optionally with blocks (buttons). */
@@ -29,18 +33,14 @@ export async function say(
   markdown: string,
   blocks?: SlackBlock[],
 ): Promise<string> {
-  const replies = new SlackReplies(context.api);
-  if (!blocks) return replies.send(conversation, replies.render(markdown), {});
-  const answer = await context.api.chat.postMessage({
-    channel: conversation,
-    text: replies.render(markdown),
-    blocks,
-  });
+  const text = context.replies.render(markdown);
+  if (!blocks) return context.replies.send(conversation, text, {});
+  const answer = await context.api.chat.postMessage({ channel: conversation, text, blocks });
   return answer.ts ?? '';
 }
 
 /** The agent a person's messages go to: their choice, else the default agent, else the first. */
-export function activeAgentOf(context: SlackContext, user: SlackPairedUser): string | undefined {
+export function activeAgentOf(context: SlackContext, user: ChannelUser): string | undefined {
   const names = context.mesh.agents().map((agent) => agent.name);
   if (user.activeAgent && names.includes(user.activeAgent)) return user.activeAgent;
   if (context.defaultAgent && names.includes(context.defaultAgent)) return context.defaultAgent;

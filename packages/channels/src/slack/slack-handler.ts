@@ -1,10 +1,10 @@
 import { isAgentDirective } from '@openlegion/protocol';
-import { escapeMarkdown } from '../telegram/reply-lines.js';
+import type { ChannelUser } from '../core/channel-users.js';
+import { escapeMarkdown } from '../core/reply-lines.js';
 import { looksLikeSecret } from '../telegram/secret-detector.js';
 import { decideByWords, listApprovals } from './slack-approvals.js';
 import { activeAgentOf, type SlackContext, say } from './slack-context.js';
 import { parseTextCommand, type SlackInbound } from './slack-inbound.js';
-import type { SlackPairedUser, SlackScope } from './slack-users.js';
 
 type SlackMessage = Extract<SlackInbound, { kind: 'message' }>;
 
@@ -14,27 +14,36 @@ export const SLACK_HOW_TO_PAIR =
 const SECRET_WARNING =
   'That looks like an API key or token, so it was not sent to the agent\\. Keys never go through chat: set them on the host \\(`openlegion vault set NAME`\\)\\. Delete your message\\.';
 
-interface CommandCall {
+/** One message being handled: where it came from, and how to answer it once. */
+interface Turn {
   context: SlackContext;
-  user: SlackPairedUser;
   message: SlackMessage;
+  /** `channel:ts`: the message's id in the spool and in the taken-in list. */
+  key: string;
+  /** Answer (Markdown) where the message was written, unless this message was answered before. */
+  answer(markdown: string): Promise<void>;
+}
+
+interface CommandCall extends Turn {
+  user: ChannelUser;
   args: string;
 }
 
 interface TextCommand {
   summary: string;
   ownerOnly: boolean;
-  run(call: CommandCall): Promise<unknown>;
+  run(call: CommandCall): Promise<void>;
 }
-
-const scopeOf = (message: SlackMessage, user: SlackPairedUser): SlackScope =>
-  message.via === 'dm' ? { kind: 'dm', userId: user.userId } : { kind: 'channel', channel: message.channel };
 
 /** Where the answer to `message` goes: the DM, or the mention's thread. */
 export const conversationOf = (message: SlackMessage): string =>
   message.threadTs ? `${message.channel}/${message.threadTs}` : message.channel;
 
-function switchAgent(context: SlackContext, user: SlackPairedUser, name: string): string {
+/** A DM's conversation with an agent is the person's; a channel's is the channel's, shared. */
+const conversationIdOf = (message: SlackMessage, user: ChannelUser): string =>
+  message.via === 'dm' ? `slack-${user.userId}` : `slack-channel${message.channel}`;
+
+function switchAgent(context: SlackContext, user: ChannelUser, name: string): string {
   const names = context.mesh.agents().map((agent) => agent.name);
   const list = escapeMarkdown(names.join(', ') || 'none');
   if (!name) return `Usage: !use NAME\\. Agents: ${list}`;
@@ -48,48 +57,46 @@ export const SLACK_COMMANDS: Record<string, TextCommand> = {
   help: {
     summary: 'this list',
     ownerOnly: false,
-    run: ({ context, user, message }) => {
+    run: ({ user, answer }) => {
       const lines = Object.entries(SLACK_COMMANDS)
         .filter(([, spec]) => !spec.ownerOnly || user.role === 'owner')
         .map(([name, spec]) => `\`!${name}\` — ${escapeMarkdown(spec.summary)}`);
-      return say(context, message.channel, ['Write to talk to your agent\\. Commands:', ...lines].join('\n'));
+      return answer(['Write to talk to your agent\\. Commands:', ...lines].join('\n'));
     },
   },
   agents: {
     summary: 'list the agents',
     ownerOnly: false,
-    run: ({ context, user, message }) => {
+    run: ({ context, user, answer }) => {
       const agents = context.mesh.agents();
-      if (agents.length === 0) return say(context, message.channel, 'No agents are running\\.');
+      if (agents.length === 0) return answer('No agents are running\\.');
       const active = activeAgentOf(context, user);
       const lines = agents.map(
         (agent) => `${agent.name === active ? '▸' : '•'} ${escapeMarkdown(agent.name)} \\(${agent.state}\\)`,
       );
-      return say(context, message.channel, [...lines, 'Switch with `!use NAME`\\.'].join('\n'));
+      return answer([...lines, 'Switch with `!use NAME`\\.'].join('\n'));
     },
   },
   use: {
     summary: 'talk to another agent: !use NAME',
     ownerOnly: false,
-    run: ({ context, user, message, args }) =>
-      say(context, message.channel, switchAgent(context, user, args)),
+    run: ({ context, user, args, answer }) => answer(switchAgent(context, user, args)),
   },
   steer: {
     summary: 'hand a message to the running turn: !steer TEXT',
     ownerOnly: true,
-    run: async ({ context, user, message, args }) => {
+    run: async ({ context, user, message, key, args, answer }) => {
       const agent = activeAgentOf(context, user);
-      if (!args) return say(context, message.channel, 'Usage: !steer TEXT');
-      if (!agent) return say(context, message.channel, 'No agents are running\\.');
-      void context.relay.start({
+      if (!args) return answer('Usage: !steer TEXT');
+      if (!agent) return answer('No agents are running\\.');
+      context.submit({
+        platformId: key,
         conversation: conversationOf(message),
+        sender: user.userId,
         agent,
-        request: {
-          message: args,
-          conversation_id: context.users.conversationId(scopeOf(message, user), agent),
-          mode: 'steer',
-          trace_id: `slack-${message.ts}`,
-        },
+        text: args,
+        conversationId: conversationIdOf(message, user),
+        mode: 'steer',
         showUsage: user.debug,
       });
     },
@@ -97,20 +104,19 @@ export const SLACK_COMMANDS: Record<string, TextCommand> = {
   broadcast: {
     summary: 'send a message to every agent: !broadcast TEXT',
     ownerOnly: true,
-    run: async ({ context, user, message, args }) => {
-      if (!args) return say(context, message.channel, 'Usage: !broadcast TEXT');
+    run: async ({ context, user, message, key, args, answer }) => {
+      if (!args) return answer('Usage: !broadcast TEXT');
       const agents = context.mesh.agents();
-      if (agents.length === 0) return say(context, message.channel, 'No agents are running\\.');
+      if (agents.length === 0) return answer('No agents are running\\.');
       for (const agent of agents) {
-        void context.relay.start({
+        context.submit({
+          platformId: `${key}:${agent.name}`,
           conversation: conversationOf(message),
+          sender: user.userId,
           agent: agent.name,
+          text: args,
           header: `**${escapeMarkdown(agent.name)}**`,
-          request: {
-            message: args,
-            conversation_id: context.users.conversationId(scopeOf(message, user), agent.name),
-            trace_id: `slack-${message.ts}-${agent.name}`.slice(0, 100),
-          },
+          conversationId: conversationIdOf(message, user),
           showUsage: user.debug,
         });
       }
@@ -119,56 +125,68 @@ export const SLACK_COMMANDS: Record<string, TextCommand> = {
   approvals: {
     summary: 'what waits for your approval',
     ownerOnly: true,
-    run: ({ context, message }) => listApprovals(context, message.channel),
+    run: async ({ context, message, key }) => {
+      if (context.claim(key)) await listApprovals(context, message.channel);
+    },
   },
   approve: {
     summary: 'approve what waits: !approve ID [note]',
     ownerOnly: true,
-    run: async ({ context, message, args }) =>
-      say(context, message.channel, escapeMarkdown(await decideByWords(context, 'approve', args))),
+    run: async ({ context, key, args, answer }) => {
+      // Claimed before deciding: a replay must not decide twice.
+      if (!context.claim(`${key}:decided`)) return;
+      await answer(escapeMarkdown(await decideByWords(context, 'approve', args)));
+    },
   },
   reject: {
     summary: 'reject what waits: !reject ID [why]',
     ownerOnly: true,
-    run: async ({ context, message, args }) =>
-      say(context, message.channel, escapeMarkdown(await decideByWords(context, 'reject', args))),
+    run: async ({ context, key, args, answer }) => {
+      if (!context.claim(`${key}:decided`)) return;
+      await answer(escapeMarkdown(await decideByWords(context, 'reject', args)));
+    },
   },
 };
 
-async function pair(context: SlackContext, message: SlackMessage, code: string): Promise<unknown> {
-  const { channel, user } = message;
-  if (message.via !== 'dm')
-    return say(context, conversationOf(message), 'Pair in a direct message with me, not in a channel\\.');
-  if (!code) return say(context, channel, 'Usage: `!pair CODE` with the code the owner gave you\\.');
-  const outcome = context.pairing.redeem(user, user, channel, code);
-  const log = context.logger.child({ user });
+async function pair(turn: Turn, code: string): Promise<void> {
+  const { context, message, answer } = turn;
+  if (message.via !== 'dm') return answer('Pair in a direct message with me, not in a channel\\.');
+  if (!code) return answer('Usage: `!pair CODE` with the code the owner gave you\\.');
+  if (!context.claim(turn.key)) return;
+  const outcome = context.pairing.redeem(message.user, message.user, code);
+  const log = context.logger.child({ user: message.user });
   switch (outcome.kind) {
     case 'paired':
+      context.users.setConversation(message.user, message.channel);
       log.info({ role: outcome.user.role }, 'slack user paired');
-      return say(
+      await say(
         context,
-        channel,
+        message.channel,
         outcome.user.role === 'owner'
           ? 'Paired: you are the owner of this bot\\. Write to talk to your agent; `!help` lists the commands\\.'
           : 'Paired\\. Write to talk to your agent; `!help` lists the commands\\.',
       );
+      return;
     case 'already-paired':
-      return say(context, channel, 'You are already paired\\.');
+      await say(context, message.channel, 'You are already paired\\.');
+      return;
     case 'invalid':
       log.warn('slack pairing code refused');
-      return say(context, channel, 'That code is not valid \\(wrong, used or expired\\)\\.');
+      await say(context, message.channel, 'That code is not valid \\(wrong, used or expired\\)\\.');
+      return;
     case 'rate-limited': {
       log.warn('slack pairing attempts rate-limited');
       if (!outcome.first) return;
       const minutes = Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000));
-      return say(context, channel, `Too many tries\\. Wait ${minutes} minutes before the next one\\.`);
+      await say(context, message.channel, `Too many tries\\. Wait ${minutes} minutes before the next one\\.`);
     }
   }
 }
 
 /**
- * Act on one message (already claimed, so never twice): pairing, a DM's text commands, or a chat
- * with the person's agent. Returns once taken in; the reply streams on in the relay.
+ * Act on one message: pairing, a DM's text commands, or a chat with the person's agent (handed to
+ * the delivery core). Whatever it answers, it answers once: a chat is keyed in the spool, anything
+ * else claimed in the taken-in list, both by `channel:ts`.
  */
 export async function handleSlackMessage(context: SlackContext, message: SlackMessage): Promise<void> {
   if (message.via === 'mention' && !context.allowedChannels.has(message.channel)) {
@@ -178,43 +196,51 @@ export async function handleSlackMessage(context: SlackContext, message: SlackMe
     );
     return;
   }
+  const key = `${message.channel}:${message.ts}`;
+  const turn: Turn = {
+    context,
+    message,
+    key,
+    async answer(markdown) {
+      if (context.claim(key)) await say(context, conversationOf(message), markdown);
+    },
+  };
   const command = message.via === 'dm' ? parseTextCommand(message.text) : undefined;
+
   const user = context.users.get(message.user);
   if (command?.name === 'pair') {
-    if (user) return void (await say(context, message.channel, 'You are already paired\\.'));
-    return void (await pair(context, message, command.args));
+    if (user) return turn.answer('You are already paired\\.');
+    return pair(turn, command.args);
   }
   if (!user) {
     // One answer per person, then silence: an unpaired stranger cannot make the bot talk.
-    if (context.users.firstTimeUnpaired(message.user))
-      await say(context, conversationOf(message), SLACK_HOW_TO_PAIR);
+    if (context.users.firstTimeUnpaired(message.user)) await turn.answer(SLACK_HOW_TO_PAIR);
     return;
   }
-  if (message.via === 'dm' && user.dmChannel !== message.channel)
-    context.users.noteDm(user.userId, message.channel);
+  if (message.via === 'dm' && user.ownerConversation !== message.channel)
+    context.users.setConversation(user.userId, message.channel);
   if (looksLikeSecret(message.text)) {
     context.logger.warn({ user: user.userId }, 'message that looks like a key refused');
-    return void (await say(context, conversationOf(message), SECRET_WARNING));
+    return turn.answer(SECRET_WARNING);
   }
   if (command && !isAgentDirective(command.name)) {
     const spec = SLACK_COMMANDS[command.name];
-    if (!spec) return void (await say(context, message.channel, 'Unknown command\\. `!help` lists them\\.'));
+    if (!spec) return turn.answer('Unknown command\\. `!help` lists them\\.');
     if (spec.ownerOnly && user.role !== 'owner')
-      return void (await say(context, message.channel, `Only the owner can use !${command.name}\\.`));
-    await spec.run({ context, user, message, args: command.args });
-    return;
+      return turn.answer(`Only the owner can use !${command.name}\\.`);
+    return spec.run({ ...turn, user, args: command.args });
   }
   if (message.text === '') return;
   const agent = activeAgentOf(context, user);
-  if (!agent) return void (await say(context, conversationOf(message), 'No agents are running\\.'));
-  void context.relay.start({
+  if (!agent) return turn.answer('No agents are running\\.');
+  const taken = context.submit({
+    platformId: key,
     conversation: conversationOf(message),
+    sender: user.userId,
     agent,
-    request: {
-      message: message.text,
-      conversation_id: context.users.conversationId(scopeOf(message, user), agent),
-      trace_id: `slack-${message.ts}`,
-    },
+    text: message.text,
+    conversationId: conversationIdOf(message, user),
     showUsage: user.debug,
   });
+  if (!taken) context.logger.debug({ key }, 'slack message replayed: already taken in');
 }

@@ -1,7 +1,8 @@
 import type { PlatformReplies } from '../core/delivery-contract.js';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn.js';
+import { slackRefusalOf } from './slack-api-errors.js';
 
-/** The parts of the Web API client the channel uses (Bolt's `app.client`; a fake in unit tests). */
+/** The parts of the Web API client the channel uses (Bolt's `app.client`). */
 export interface SlackWebApi {
   chat: {
     postMessage(args: {
@@ -44,11 +45,34 @@ export function parseConversation(conversation: string): { channel: string; thre
   return threadTs ? { channel, threadTs } : { channel };
 }
 
-/** How the delivery core writes Slack messages: mrkdwn in `text`, threads from the conversation id. */
+/** What a person can do about a refusal Slack will repeat (for the channel's status and log). */
+export function refusalProblem(error: unknown, conversation: string): string | undefined {
+  const refusal = slackRefusalOf(error);
+  if (!refusal) return undefined;
+  switch (refusal.error) {
+    case 'missing_scope':
+      return `the Slack app lacks the bot scope ${refusal.needed ?? '(unnamed)'}: add it and reinstall the app`;
+    case 'not_in_channel':
+      return `the bot is not in channel ${parseConversation(conversation).channel}: invite it (/invite @bot)`;
+    case 'channel_not_found':
+      return `Slack knows no channel ${parseConversation(conversation).channel} (or the bot cannot see it)`;
+    default:
+      return `Slack refused a reply (${refusal.error})`;
+  }
+}
+
+/**
+ * How the delivery core writes Slack messages: mrkdwn in `text` (40,000 characters), the thread
+ * from the conversation id. A refusal is rethrown (the core retries with backoff, then dead-letters)
+ * after `onRefused` has been told what to fix.
+ */
 export class SlackReplies implements PlatformReplies {
   readonly maxMessageChars = SLACK_TEXT_LIMIT;
 
-  constructor(private readonly api: SlackWebApi) {}
+  constructor(
+    private readonly api: SlackWebApi,
+    private readonly onRefused: (problem: string, error: unknown) => void = () => {},
+  ) {}
 
   render(markdown: string): string {
     return markdownToMrkdwn(markdown);
@@ -57,18 +81,33 @@ export class SlackReplies implements PlatformReplies {
   async send(conversation: string, text: string, options: { replyTo?: string } = {}): Promise<string> {
     const { channel, threadTs } = parseConversation(conversation);
     const thread = threadTs ?? options.replyTo;
-    const answer = await this.api.chat.postMessage({
-      channel,
-      text,
-      // A link preview under every streamed edit is noise; the agent's links stay clickable.
-      unfurl_links: false,
-      ...(thread ? { thread_ts: thread } : {}),
-    });
-    if (!answer.ts) throw new Error('chat.postMessage answered without a ts');
-    return answer.ts;
+    try {
+      const answer = await this.api.chat.postMessage({
+        channel,
+        text,
+        // A link preview under every streamed edit is noise; the agent's links stay clickable.
+        unfurl_links: false,
+        ...(thread ? { thread_ts: thread } : {}),
+      });
+      if (!answer.ts) throw new Error('chat.postMessage answered without a ts');
+      return answer.ts;
+    } catch (error) {
+      this.#refused(error, conversation);
+      throw error;
+    }
   }
 
   async edit(conversation: string, messageId: string, text: string): Promise<void> {
-    await this.api.chat.update({ channel: parseConversation(conversation).channel, ts: messageId, text });
+    try {
+      await this.api.chat.update({ channel: parseConversation(conversation).channel, ts: messageId, text });
+    } catch (error) {
+      this.#refused(error, conversation);
+      throw error;
+    }
+  }
+
+  #refused(error: unknown, conversation: string): void {
+    const problem = refusalProblem(error, conversation);
+    if (problem) this.onRefused(problem, error);
   }
 }

@@ -4,9 +4,9 @@ import type { Database } from '@openlegion/infra/sqlite';
 const KEEP_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The messages the channel took in, by `channel:ts` (a retried event and the `message` twin of an
- * `app_mention` share it), kept in mesh.db so a replay after a reconnect or restart is recognised.
- * Claimed before handling: a replay that arrives while the first reply still streams is dropped.
+ * The Slack messages taken in that were not chats (pairing, commands), by `channel:ts`, kept in
+ * mesh.db so a replay after a reconnect or restart is not answered twice. Chats are deduplicated by
+ * the delivery core's spool under the same key.
  */
 export class TakenIn {
   constructor(private readonly db: Database) {}
