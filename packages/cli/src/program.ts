@@ -17,6 +17,7 @@ import { registerPubsubCommands } from './commands/pubsub.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { registerSkillsCommands } from './commands/skills.js';
+import { registerSlackCommands } from './commands/slack.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerSubagentsCommand } from './commands/subagents.js';
@@ -138,6 +139,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerSubagentsCommand(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
+  registerSlackCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerApprovalCommands(program, kit);
   registerMeshCommands(program, kit);

@@ -9,7 +9,7 @@ import { parseTextCommand, type SlackInbound } from './slack-inbound.js';
 type SlackMessage = Extract<SlackInbound, { kind: 'message' }>;
 
 export const SLACK_HOW_TO_PAIR =
-  'This bot answers paired people only\\. Ask its owner for a pairing code \\(`openlegion channels pair slack`\\), then send `!pair CODE` here in a direct message\\.';
+  'This bot answers paired people only\\. Ask its owner for a pairing code \\(`openlegion slack pair`\\), then send `!pair CODE` here in a direct message\\.';
 
 const SECRET_WARNING =
   'That looks like an API key or token, so it was not sent to the agent\\. Keys never go through chat: set them on the host \\(`openlegion vault set NAME`\\)\\. Delete your message\\.';
