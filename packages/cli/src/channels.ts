@@ -39,7 +39,11 @@ async function startTelegram(
   if (!telegram?.enabled || !telegram.token) return async () => {};
   const log = logger.child({ channel: 'telegram' });
   // Loaded only when a channel is on: grammy and marked cost ~95 ms of start-up otherwise.
-  const { TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramChannel } = await import('@openlegion/channels');
+  const { ChannelRegistry, TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramChannel } = await import(
+    '@openlegion/channels'
+  );
+  // Every channel of this process registers here: mirroring (`mirror: true`) reaches the others' owners.
+  const registry = new ChannelRegistry(logger);
   let channel: TelegramChannel;
   try {
     const apiRoot = telegram.api_root;
@@ -49,6 +53,9 @@ async function startTelegram(
       logger: log,
       ...(telegram.default_agent ? { defaultAgent: telegram.default_agent } : {}),
       allowGroups: telegram.allow_groups,
+      whenBusy: telegram.when_busy,
+      mirror: telegram.mirror,
+      registry,
       ...(apiRoot ? { apiRoot } : {}),
       ...(telegram.webhook
         ? {

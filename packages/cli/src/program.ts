@@ -4,6 +4,7 @@ import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { addExamples } from './command-examples.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
 import { registerApprovalCommands } from './commands/approvals.js';
+import { registerChannelsCommands } from './commands/channels.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
@@ -140,6 +141,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerSlackCommands(program, kit);
+  registerChannelsCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerApprovalCommands(program, kit);
   registerMeshCommands(program, kit);

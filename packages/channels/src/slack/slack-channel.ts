@@ -23,6 +23,11 @@ import { TakenIn } from './taken-in.js';
 export const SLACK_EDIT_INTERVAL_MS = 1_000;
 /** How long `stop` lets replies in flight write their last text. */
 export const SLACK_STOP_GRACE_MS = 5_000;
+/**
+ * How long `stop` waits, after cutting the agents' turns, for a write already on its way: it lands
+ * and its ts is kept, so the next start edits that message rather than sending another.
+ */
+const WRITES_LAND_MS = 1_000;
 /** The Socket Mode client waits this long before reconnecting (and for a pong). */
 export const SLACK_RECONNECT_DELAY_MS = 5_000;
 
@@ -51,8 +56,12 @@ export interface SlackChannelOptions {
   mirror?: boolean;
   /** The channels running in this process (mirroring goes through it). */
   registry?: ChannelRegistry;
+  /** Tries per message before it is a dead letter (the core's default when unset). */
+  maxDeliveryAttempts?: number;
   /** The delivery core's wait after failed try n (tests shorten it). */
-  backoffMs?: (attempt: number) => number;
+  deliveryBackoffMs?: (attempt: number) => number;
+  /** How long `stop` lets replies in flight finish before cutting them (they resume at the next start). */
+  stopGraceMs?: number;
 }
 
 /** What `openlegion status` and the logs say about the Slack connection. */
@@ -157,7 +166,8 @@ export class SlackChannel implements Channel {
       whenBusy: this.#options.whenBusy ?? 'steer',
       pacer: new EditPacer(this.#clock, this.#options.editIntervalMs ?? SLACK_EDIT_INTERVAL_MS),
       ...(this.#options.registry ? { registry: this.#options.registry } : {}),
-      ...(this.#options.backoffMs ? { backoffMs: this.#options.backoffMs } : {}),
+      ...(this.#options.maxDeliveryAttempts ? { maxAttempts: this.#options.maxDeliveryAttempts } : {}),
+      ...(this.#options.deliveryBackoffMs ? { backoffMs: this.#options.deliveryBackoffMs } : {}),
       onDead: (message, error) => {
         const dm = this.users.owner()?.ownerConversation;
         if (!dm) return;
@@ -253,18 +263,28 @@ export class SlackChannel implements Channel {
     this.#app = undefined;
     const receiving = app?.stop().catch(() => {});
     const dispatcher = this.#dispatcher;
-    // Replies in flight get a moment to write their last text; what is left stays in the spool.
-    let grace: Timer | undefined;
-    await Promise.race([
-      dispatcher?.settled(),
-      new Promise<void>((resolve) => {
-        grace = this.#clock.setTimeout(resolve, SLACK_STOP_GRACE_MS);
-      }),
-    ]);
-    grace?.cancel();
-    await dispatcher?.stop();
+    if (dispatcher) {
+      // Replies in flight get a moment to finish; what is left stays in the spool for the next start.
+      await this.#within(
+        this.#options.stopGraceMs ?? SLACK_STOP_GRACE_MS - WRITES_LAND_MS,
+        dispatcher.settled(),
+      );
+      await this.#within(WRITES_LAND_MS, dispatcher.stop());
+    }
     await receiving;
     this.#status = { state: 'stopped' };
+  }
+
+  /** Wait for `work`, at most `ms`. */
+  async #within(ms: number, work: Promise<unknown>): Promise<void> {
+    let timer: Timer | undefined;
+    await Promise.race([
+      work,
+      new Promise<void>((resolve) => {
+        timer = this.#clock.setTimeout(resolve, ms);
+      }),
+    ]);
+    timer?.cancel();
   }
 
   ownerPaired(): boolean {

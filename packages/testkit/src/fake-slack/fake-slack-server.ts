@@ -21,7 +21,18 @@ export interface FakeSlackOptions {
   memberOf?: string[];
   /** The bot token's scopes, sent in `x-oauth-scopes` as Slack does. Default: what OpenLegion asks for. */
   scopes?: string[];
+  /**
+   * Deliver an events_api envelope again (retry_attempt + 1, reason `timeout`) when the app has
+   * not acknowledged it within this many ms, at most three times, as Slack does (after 3 s there).
+   * Off by default.
+   */
+  retryUnackedAfterMs?: number;
 }
+
+/** Whether the fake hands an envelope to the app (after any delay the filter takes) or drops it. */
+export type FakeSlackEnvelopeFilter = (
+  envelope: FakeSlackEnvelope,
+) => Promise<'deliver' | 'drop'> | 'deliver' | 'drop';
 
 /** A running fake Slack (Web API and Socket Mode) on loopback. */
 export interface FakeSlack {
@@ -67,6 +78,10 @@ export interface FakeSlack {
   dropConnection(): void;
   /** Answer the next `times` calls of `method` with `fault` instead of doing them. */
   fail(method: string, fault: FakeSlackFault, times?: number): void;
+  /** Decide, for every envelope from now on, whether it is delivered (chaos tests: drops, delays). */
+  setEnvelopeFilter(filter: FakeSlackEnvelopeFilter | undefined): void;
+  /** Decide, for every Web API call from now on, whether it fails (chaos tests: failed sends). */
+  setFaultPicker(picker: ((method: string) => FakeSlackFault | undefined) | undefined): void;
   /** The bot's messages in one channel, oldest first. */
   messagesIn(channel: string): FakeSlackBotMessage[];
   /** Resolve with `probe()`'s first defined value, checked every 10 ms; reject after `timeoutMs`. */
@@ -122,6 +137,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let eventSequence = 0;
   const undelivered: FakeSlackEnvelope[] = [];
   let baseUrl = '';
+  let envelopeFilter: FakeSlackEnvelopeFilter | undefined;
+  let faultPicker: ((method: string) => FakeSlackFault | undefined) | undefined;
 
   const ok = (body: Record<string, unknown> = {}): Answer => ({ status: 200, body: { ok: true, ...body } });
   const refuse = (error: string, extra: Record<string, unknown> = {}): Answer => ({
@@ -130,6 +147,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   });
 
   function takeFault(method: string): FakeSlackFault | undefined {
+    const picked = faultPicker?.(method);
+    if (picked) return picked;
     const at = faults.findIndex((entry) => entry.method === method || entry.method === '*');
     const entry = faults[at];
     if (!entry) return undefined;
@@ -297,8 +316,26 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         : {}),
     };
     envelopes.push(envelope);
-    write(envelope);
+    if (envelopeFilter) void filtered(envelope, envelopeFilter);
+    else write(envelope);
+    if (options.retryUnackedAfterMs !== undefined && type === 'events_api')
+      retryUnacked(envelope, options.retryUnackedAfterMs);
     return envelope;
+  }
+
+  async function filtered(envelope: FakeSlackEnvelope, filter: FakeSlackEnvelopeFilter): Promise<void> {
+    if ((await filter(envelope)) === 'deliver' && !lifetime.signal.aborted) write(envelope);
+  }
+
+  function retryUnacked(envelope: FakeSlackEnvelope, afterMs: number): void {
+    const timer = setTimeout(() => {
+      if (envelope.acked || lifetime.signal.aborted || (envelope.retry_attempt ?? 0) >= 3) return;
+      deliver(envelope.type, envelope.payload, {
+        attempt: (envelope.retry_attempt ?? 0) + 1,
+        reason: 'timeout',
+      });
+    }, afterMs);
+    timer.unref();
   }
 
   function event(inner: Record<string, unknown>): FakeSlackEnvelope {
@@ -407,6 +444,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     fail(method, fault, times = 1) {
       faults.push({ method, fault, left: times });
+    },
+    setEnvelopeFilter(filter) {
+      envelopeFilter = filter;
+    },
+    setFaultPicker(picker) {
+      faultPicker = picker;
     },
     messagesIn: (channel) => store.all.filter((message) => message.channel === channel),
     async waitFor<T>(probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
