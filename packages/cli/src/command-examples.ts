@@ -57,6 +57,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'slack pair': 'openlegion slack pair',
   'slack status': 'openlegion slack status --json',
   'slack revoke': 'openlegion slack revoke U04ABCDEF12',
+  'channels dead-letters': 'openlegion channels dead-letters --retry 12',
 };
 
 /** The path of a command below the program: `cron list`. */
