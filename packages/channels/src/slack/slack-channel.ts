@@ -191,9 +191,14 @@ export class SlackChannel implements Channel {
       claim: (key) => this.#taken.claim(key, this.#clock.now()),
     };
     this.#context = context;
-    const takeIn = async ({ event }: { event: unknown }) => this.#takeIn(event as Record<string, unknown>);
-    app.event('message', takeIn);
-    app.event('app_mention', takeIn);
+    // Events are taken from the Socket Mode client, not from Bolt's listeners: the client emits an
+    // event's type before Bolt acknowledges the envelope, and #takeIn spools a chat (or claims a
+    // command) synchronously, so a message Slack sees acknowledged is already in mesh.db.
+    const takeIn = ({ event }: { event: unknown }) => {
+      void this.#takeIn(event as Record<string, unknown>);
+    };
+    receiver.client.on('message', takeIn);
+    receiver.client.on('app_mention', takeIn);
     app.action(new RegExp(`^(${APPROVE_ACTION}|${REJECT_ACTION})$`), async ({ ack, body, action }) => {
       await ack();
       const value = 'value' in action && typeof action.value === 'string' ? action.value : '';
@@ -335,7 +340,10 @@ export class SlackChannel implements Channel {
     };
   }
 
-  /** Take one event in; a replay (same channel and ts) is dropped by the spool or the taken-in list. Never throws. */
+  /**
+   * Take one event in; a replay (same channel and ts) is dropped by the spool or the taken-in list.
+   * Spools or claims before its first await (see start). Never throws.
+   */
   async #takeIn(event: Record<string, unknown>): Promise<void> {
     const context = this.#context;
     if (!context) return;

@@ -131,7 +131,21 @@ describe('Slack under chaos', () => {
       slack.messages.filter((message) => message.text.includes(`echo: ${text}`)).length;
     const finished = (text: string) =>
       slack.messages.some((message) => message.text.includes(`echo: ${text} (done)`));
-    await slack.waitFor(() => sent.every(finished), 40_000);
+    await slack
+      .waitFor(() => sent.every(finished), 40_000)
+      .catch(() => {
+        // Say which messages never finished and where they stand, to tell the cause from the seed.
+        const open = sent.filter((text) => !finished(text));
+        const rows = db.prepare('SELECT platform_id, state, attempts, last_error FROM channel_inbound').all();
+        const envelopes = slack.envelopes.map((e) => [
+          (e.payload.event as { text?: string }).text,
+          e.retry_attempt,
+          e.acked,
+        ]);
+        throw new Error(
+          `unfinished: ${JSON.stringify(open)}\nspool: ${JSON.stringify(rows)}\nenvelopes: ${JSON.stringify(envelopes)}`,
+        );
+      });
     await sleep(300); // anything late (a second send) would show now
 
     expect(exactlyOnce(sent, repliesTo)).toEqual({ missing: [], duplicated: [] });
