@@ -185,6 +185,30 @@ describe('SlackChannel pairing and chat', () => {
   });
 });
 
+describe('SlackChannel when the agent is busy', () => {
+  it('steers the running turn with a second message by default, with a short note', async () => {
+    await pairedChannel();
+    mesh.streamParts(['Working', ' on it.']);
+    const dm = slack.dmOf(OWNER);
+    slack.sendDm(OWNER, 'write the report');
+    await slack.waitFor(() => mesh.chats.length === 1);
+    slack.sendDm(OWNER, 'make it short');
+    await slack.waitFor(() => mesh.chats.length === 2);
+    expect(mesh.chats.map((chat) => chat.request.mode)).toEqual(['followup', 'steer']);
+    for (let step = 0; step < 4; step++) mesh.release();
+    await slack.waitFor(() => textsIn(dm).filter((text) => text.includes('Working on it.')).length === 2);
+    expect(textsIn(dm).find((text) => text.includes('redirecting'))).toBeDefined();
+  });
+
+  it('queues it instead with when_busy: queue', async () => {
+    await pairedChannel({ whenBusy: 'queue' });
+    slack.sendDm(OWNER, 'first');
+    slack.sendDm(OWNER, 'second');
+    await slack.waitFor(() => textsIn(slack.dmOf(OWNER)).length === 2);
+    expect(mesh.chats.map((chat) => chat.request.mode)).toEqual(['followup', 'followup']);
+  });
+});
+
 describe('SlackChannel approvals', () => {
   const approval: PendingApproval = {
     kind: 'workflow_step',
