@@ -1,4 +1,4 @@
-import { LogLevel, type Logger as SlackLogger } from '@slack/bolt';
+import type { LogLevel, Logger as SlackLogger } from '@slack/bolt';
 import type { Logger } from 'pino';
 
 const text = (parts: unknown[]) =>
@@ -9,7 +9,8 @@ const text = (parts: unknown[]) =>
  * reconnect, each rate-limit wait) are kept at debug: the channel logs what a person needs itself.
  */
 export function boltLogger(logger: Logger): SlackLogger {
-  let level = LogLevel.INFO;
+  // LogLevel.INFO, written as its value: Bolt is imported only when Slack starts.
+  let level = 'info' as LogLevel;
   return {
     debug: (...parts) => logger.trace(text(parts)),
     info: (...parts) => logger.debug(text(parts)),

@@ -1,7 +1,7 @@
 import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import type { Channel, ChannelMesh } from '@openlegion/protocol';
-import { App, SocketModeReceiver, webApi } from '@slack/bolt';
+import type { App, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { ChannelPairing, type PairingCode, sharedPairingTables } from '../core/channel-pairing.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
@@ -124,6 +124,8 @@ export class SlackChannel implements Channel {
   async start(mesh: ChannelMesh): Promise<void> {
     const { logger } = this.#options;
     this.#status = { state: 'connecting' };
+    // Loaded here: Bolt and its HTTP stack cost ~0.7 s of start-up to every user of this package.
+    const { App, SocketModeReceiver, webApi } = await import('@slack/bolt');
     const slackLogger = boltLogger(logger);
     const clientOptions = {
       ...(this.#options.apiRoot ? { slackApiUrl: this.#options.apiRoot } : {}),
