@@ -10,6 +10,11 @@ export {
   sharedPairingTables,
 } from './core/channel-pairing.js';
 export { ChannelRegistry, type RegisteredChannel } from './core/channel-registry.js';
+export {
+  type ChannelState,
+  ChannelStatusBoard,
+  type ChannelStatusLine,
+} from './core/channel-status.js';
 export { type ChannelRole, type ChannelUser, ChannelUsers } from './core/channel-users.js';
 export type {
   DeadLetter,

@@ -1,4 +1,4 @@
-import type { SlackChannel, TelegramChannel } from '@openlegion/channels';
+import type { ChannelRegistry, SlackChannel, TelegramChannel } from '@openlegion/channels';
 import type { LoadedMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
 import { isOpenLegionError } from '@openlegion/protocol';
@@ -23,27 +23,33 @@ export async function startChannels(
   logger: Logger,
   say: (text: string) => void,
 ): Promise<StopChannels> {
-  const stops = [await startTelegram(host, loaded, logger, say), await startSlack(host, loaded, logger, say)];
+  const { channels } = loaded.config;
+  if (!Object.values(channels).some((channel) => channel?.enabled)) return async () => {};
+  // Loaded only when a channel is on: grammy and marked cost ~95 ms of start-up otherwise.
+  const { ChannelRegistry } = await import('@openlegion/channels');
+  // Every channel of this process registers here: mirroring (`mirror: true`) reaches the others' owners.
+  const registry = new ChannelRegistry(logger);
+  const started = [
+    await startTelegram(host, loaded, logger, say, registry),
+    await startSlack(host, loaded, logger, say, registry),
+  ];
   return async () => {
-    await Promise.all(stops.map((stop) => stop()));
+    await Promise.all(started.map((stop) => stop?.()));
   };
 }
 
+/** Telegram, when mesh.yaml enables it; the function that stops it, or undefined. */
 async function startTelegram(
   host: MeshHost,
   loaded: LoadedMeshConfig,
   logger: Logger,
   say: (text: string) => void,
-): Promise<StopChannels> {
+  registry: ChannelRegistry,
+): Promise<StopChannels | undefined> {
   const telegram = loaded.config.channels.telegram;
-  if (!telegram?.enabled || !telegram.token) return async () => {};
+  if (!telegram?.enabled || !telegram.token) return undefined;
   const log = logger.child({ channel: 'telegram' });
-  // Loaded only when a channel is on: grammy and marked cost ~95 ms of start-up otherwise.
-  const { ChannelRegistry, TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramChannel } = await import(
-    '@openlegion/channels'
-  );
-  // Every channel of this process registers here: mirroring (`mirror: true`) reaches the others' owners.
-  const registry = new ChannelRegistry(logger);
+  const { TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramChannel } = await import('@openlegion/channels');
   let channel: TelegramChannel;
   try {
     const apiRoot = telegram.api_root;
@@ -72,7 +78,7 @@ async function startTelegram(
     if (!isOpenLegionError(error)) throw error;
     log.error({ err: error, code: error.code }, 'telegram channel not started');
     say(`  ✗ telegram not started (${error.code}): ${error.message}; the mesh runs without it\n`);
-    return async () => {};
+    return undefined;
   }
   const bot = channel.bot ? `@${channel.bot.username}` : 'the bot';
   say(`  ✓ telegram ${bot} ready\n`);
@@ -95,12 +101,13 @@ async function startSlack(
   loaded: LoadedMeshConfig,
   logger: Logger,
   say: (text: string) => void,
-): Promise<StopChannels> {
+  registry: ChannelRegistry,
+): Promise<StopChannels | undefined> {
   const slack = loaded.config.channels.slack;
   // The config refuses an enabled channel without its tokens; this only narrows the types.
-  if (!slack?.enabled || !slack.bot_token || !slack.app_token) return async () => {};
+  if (!slack?.enabled || !slack.bot_token || !slack.app_token) return undefined;
   const log = logger.child({ channel: 'slack' });
-  // Loaded only when Slack is on: Bolt and its HTTP stack cost start-up time otherwise.
+  // Bolt itself is imported by SlackChannel.start, only when Slack is on.
   const { SLACK_FEATURE, SLACK_MIGRATIONS, SlackChannel } = await import('@openlegion/channels');
   let channel: SlackChannel;
   try {
@@ -112,6 +119,7 @@ async function startSlack(
       allowedChannels: [...slack.allowed_channels],
       whenBusy: slack.when_busy,
       mirror: slack.mirror,
+      registry,
       ...(slack.default_agent ? { defaultAgent: slack.default_agent } : {}),
       ...(slack.api_root ? { apiRoot: slack.api_root } : {}),
     });
@@ -120,7 +128,7 @@ async function startSlack(
     if (!isOpenLegionError(error)) throw error;
     log.error({ err: error, code: error.code }, 'slack channel not started');
     say(`  ✗ slack not started (${error.code}): ${error.message}; the mesh runs without it\n`);
-    return async () => {};
+    return undefined;
   }
   say(`  ✓ slack ${channel.botName ? `@${channel.botName}` : 'bot'} ready (socket mode)\n`);
   const code = channel.pendingPairingCode();

@@ -4,7 +4,7 @@ import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { addExamples } from './command-examples.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
 import { registerApprovalCommands } from './commands/approvals.js';
-import { registerChannelsCommands } from './commands/channels.js';
+import { printChannelStatus, registerChannelsCommands } from './commands/channels.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
@@ -88,7 +88,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
       run(async () => {
         const status = await fetchStatus(await connectToHost(options.config));
         if (options.json) output.out(`${JSON.stringify(status, null, 2)}\n`);
-        else printStatus(status, output);
+        else {
+          printStatus(status, output);
+          await printChannelStatus(options.config, output);
+        }
         return 0;
       })(),
     );

@@ -17,6 +17,8 @@ export const DELIVERY_MAX_BACKOFF_MS = 5 * 60_000;
  * operator retried from another process (`openlegion channels dead-letters --retry`).
  */
 export const DELIVERY_SWEEP_MS = 10_000;
+/** Answered messages are kept this long (their ids recognise a replay), then pruned at start. */
+export const DELIVERY_KEEP_ANSWERED_MS = 7 * 24 * 60 * 60 * 1000;
 /** What a message that steers a running turn shows before anything else. */
 export const REDIRECTING_NOTE = 'redirecting…';
 
@@ -102,6 +104,8 @@ export class DeliveryDispatcher {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    const { spool, channel, clock } = this.#options;
+    spool.prune(channel, clock.now() - DELIVERY_KEEP_ANSWERED_MS);
     this.sweep();
   }
 

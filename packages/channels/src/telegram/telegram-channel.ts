@@ -1,8 +1,9 @@
 import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
-import type { Channel, ChannelMesh } from '@openlegion/protocol';
+import { type Channel, type ChannelMesh, isOpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { ChannelRegistry } from '../core/channel-registry.js';
+import { ChannelStatusBoard } from '../core/channel-status.js';
 import { DeliveryDispatcher } from '../core/delivery-dispatcher.js';
 import { DeliverySpool } from '../core/delivery-spool.js';
 import { EDIT_INTERVAL_MS, EditPacer } from '../core/edit-pacer.js';
@@ -80,6 +81,8 @@ export class TelegramChannel implements Channel {
   readonly pairing: TelegramPairing;
   /** The delivery core's spool in mesh.db (dead letters, counts). */
   readonly spool: DeliverySpool;
+  /** How the channel stands, in mesh.db for `openlegion status`. */
+  readonly status: ChannelStatusBoard;
   readonly #options: TelegramChannelOptions;
   readonly #clock: Clock;
   readonly #handled: HandledUpdates;
@@ -92,6 +95,8 @@ export class TelegramChannel implements Channel {
   #context: TelegramContext | undefined;
   #stopNotices: () => void = () => {};
   #lastCode: PairingCode | undefined;
+  /** The status line's detail while connected: `@bot, polling`. */
+  #connectedAs = '';
 
   constructor(options: TelegramChannelOptions) {
     this.#options = options;
@@ -100,6 +105,7 @@ export class TelegramChannel implements Channel {
     this.pairing = new TelegramPairing(options.db, this.users, this.#clock);
     this.#handled = new HandledUpdates(options.db);
     this.spool = new DeliverySpool(options.db, this.#clock);
+    this.status = new ChannelStatusBoard(options.db, this.#clock);
     const timeoutSeconds = (options.pollTimeoutSeconds ?? DEFAULT_POLL_TIMEOUT_SECONDS) + 30;
     this.#api = createGrammyTelegramApi({
       token: options.token,
@@ -108,6 +114,15 @@ export class TelegramChannel implements Channel {
       logger: options.logger,
       signal: this.#lifetime.signal,
       timeoutSeconds,
+      onHealth: (health, detail) => {
+        // Before getMe answered, `start` reports; after `stop`, nothing is running to report on.
+        if (!this.#context || this.#lifetime.signal.aborted) return;
+        this.status.set(
+          'telegram',
+          health === 'ok' ? 'connected' : health,
+          health === 'ok' ? this.#connectedAs : detail,
+        );
+      },
     });
   }
 
@@ -123,7 +138,19 @@ export class TelegramChannel implements Channel {
   async start(mesh: ChannelMesh): Promise<void> {
     const { logger } = this.#options;
     const webhook = this.#options.webhook ? parseWebhookOptions(this.#options.webhook) : undefined;
-    const bot = await this.#api.getMe();
+    this.status.set('telegram', 'starting');
+    let bot: BotIdentity;
+    try {
+      bot = await this.#api.getMe();
+    } catch (error) {
+      const code = isOpenLegionError(error) ? error.code : undefined;
+      this.status.set(
+        'telegram',
+        code === 'CHAN_TOKEN_REJECTED' ? 'token_rejected' : 'unreachable',
+        error instanceof Error ? error.message : String(error),
+      );
+      throw error;
+    }
     const pacer = new EditPacer(this.#clock, this.#options.editIntervalMs ?? EDIT_INTERVAL_MS);
     const registry = this.#options.registry;
     this.#delivery = new DeliveryDispatcher({
@@ -203,6 +230,8 @@ export class TelegramChannel implements Channel {
         void registry?.mirrorNotice('telegram', escapeMarkdown(notice.text));
       }
     });
+    this.#connectedAs = `@${bot.username}, ${webhook ? 'webhook' : 'polling'}`;
+    this.status.set('telegram', 'connected', this.#connectedAs);
     logger.info({ bot: bot.username, mode: webhook ? 'webhook' : 'polling' }, 'telegram channel started');
   }
 
@@ -223,6 +252,7 @@ export class TelegramChannel implements Channel {
     // Cuts retries still waiting (Telegram unreachable): nothing may hold the mesh's shutdown.
     this.#lifetime.abort();
     await Promise.all([delivery?.stop(), receiving]);
+    if (this.#context) this.status.set('telegram', 'stopped');
   }
 
   /** Wait for `work`, at most `ms`. */

@@ -1,12 +1,13 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DeliverySpool } from '@openlegion/channels';
+import { ChannelStatusBoard, DeliverySpool } from '@openlegion/channels';
 import { FakeClock } from '@openlegion/infra/clock';
 import { openDatabase } from '@openlegion/infra/sqlite';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { capture } from '../../test/captured-output.js';
 import { runCli } from '../program.js';
+import { printChannelStatus } from './channels.js';
 
 const MESH_YAML = `mesh: { name: ch, data_dir: data }
 llm:
@@ -82,5 +83,30 @@ describe('openlegion channels dead-letters', () => {
     );
     const malformed = await channels('dead-letters', '--drop', 'abc');
     expect(malformed.err).toContain('no dead letter abc (ids are numbers; run without --retry to list them)');
+  });
+});
+
+describe('channel lines of openlegion status', () => {
+  it('prints nothing before any channel ran, then each channel state and its dead letters', async () => {
+    const before = capture();
+    await printChannelStatus(config, before);
+    expect(before.stdout()).toBe('');
+    withSpool((spool) => {
+      deadLetter(spool, '100');
+      const db = openDatabase(path.join(path.dirname(config), 'data', 'mesh.db'));
+      const board = new ChannelStatusBoard(db, new FakeClock(0));
+      board.set('telegram', 'rate_limited', 'Telegram asked to wait 3 s');
+      board.set('discord', 'token_rejected', '401: Unauthorized');
+      db.close();
+    });
+    const output = capture();
+    await printChannelStatus(config, output);
+    expect(output.stdout()).toBe(
+      [
+        '  channel discord: token rejected: check its token in mesh.yaml and the vault (401: Unauthorized)',
+        '  channel telegram: rate limited (waiting, then on its own) (Telegram asked to wait 3 s); 1 dead letters (openlegion channels dead-letters)',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
 import { systemClock } from '@openlegion/infra/clock';
 import { openDatabase } from '@openlegion/infra/sqlite';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { Command } from 'commander';
+import type { CliOutput } from '../cli-output.js';
 import type { CommandKit } from '../command-kit.js';
 
 /**
@@ -21,6 +23,55 @@ async function openSpool(configFile: string) {
   const loaded = await loadMeshConfig(configFile);
   const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'));
   return { db, spool: new DeliverySpool(db, systemClock) };
+}
+
+/** What each channel state means to the operator, in `openlegion status`. */
+const STATE_WORDS: Record<string, string> = {
+  starting: 'starting',
+  connected: 'connected',
+  reconnecting: 'reconnecting',
+  rate_limited: 'rate limited (waiting, then on its own)',
+  unreachable: 'unreachable (retrying)',
+  token_rejected: 'token rejected: check its token in mesh.yaml and the vault',
+  missing_permission: 'missing a permission (intent or scope)',
+  forbidden: 'may not post where asked',
+  stopped: 'stopped',
+};
+
+/**
+ * The channels' lines of `openlegion status`: each channel's state as the running channel last
+ * wrote it to mesh.db (channels run in the `openlegion start` process, not behind the host's API),
+ * and the dead letters waiting. Reads only; prints nothing when no channel ever ran.
+ */
+export async function printChannelStatus(configFile: string, output: CliOutput): Promise<void> {
+  const loaded = await loadMeshConfig(configFile);
+  const file = path.join(loaded.dataDir, 'mesh.db');
+  if (!existsSync(file)) return;
+  const db = openDatabase(file);
+  try {
+    const has = (table: string) =>
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+    if (!has('channel_status')) return;
+    const rows = db
+      .prepare<[], { channel: string; state: string; detail: string }>(
+        'SELECT channel, state, detail FROM channel_status ORDER BY channel',
+      )
+      .all();
+    const dead = db
+      .prepare<[], { channel: string; n: number }>(
+        "SELECT channel, COUNT(*) AS n FROM channel_inbound WHERE state = 'dead' GROUP BY channel",
+      )
+      .all();
+    for (const row of rows) {
+      const letters = dead.find((entry) => entry.channel === row.channel)?.n ?? 0;
+      const words = STATE_WORDS[row.state] ?? row.state;
+      const detail = row.detail ? ` (${row.detail})` : '';
+      const tail = letters > 0 ? `; ${letters} dead letters (openlegion channels dead-letters)` : '';
+      output.out(`  channel ${row.channel}: ${words}${detail}${tail}\n`);
+    }
+  } finally {
+    db.close();
+  }
 }
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');

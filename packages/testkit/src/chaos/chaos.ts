@@ -36,6 +36,12 @@ export interface ChaosTally {
   failedSends: number;
 }
 
+/**
+ * A fault kind that has not happened after this many chances is forced on the next: every kind
+ * happens in a run that gives each a few chances, whatever the seed and the timing.
+ */
+export const FORCE_AFTER_CHANCES = 6;
+
 export const DEFAULT_CHAOS_RATES: ChaosRates = {
   drop: 0.15,
   delay: 0.3,
@@ -59,6 +65,13 @@ export class Chaos {
   readonly tally: ChaosTally = { dropped: 0, delayed: 0, duplicated: 0, replayed: 0, failedSends: 0 };
   readonly rates: ChaosRates;
   readonly #random: () => number;
+  readonly #chances: Record<keyof ChaosTally, number> = {
+    dropped: 0,
+    delayed: 0,
+    duplicated: 0,
+    replayed: 0,
+    failedSends: 0,
+  };
 
   constructor(
     readonly seed: number,
@@ -70,6 +83,15 @@ export class Chaos {
 
   chance(probability: number): boolean {
     return this.#random() < probability;
+  }
+
+  /** Whether fault `kind` happens now (at `probability`, or forced: see {@link FORCE_AFTER_CHANCES}). */
+  #fault(kind: keyof ChaosTally, probability: number): boolean {
+    this.#chances[kind] += 1;
+    const happens =
+      this.chance(probability) || (this.tally[kind] === 0 && this.#chances[kind] >= FORCE_AFTER_CHANCES);
+    if (happens) this.tally[kind] += 1;
+    return happens;
   }
 
   /** An integer in [min, max]. */
@@ -87,19 +109,17 @@ export class Chaos {
   deliver<T>(batch: readonly T[], delivered: readonly T[], options: { redeliver?: boolean } = {}): T[] {
     const out: T[] = [];
     for (const event of batch) {
-      if (this.chance(this.rates.drop)) {
-        this.tally.dropped += 1;
+      if (this.#fault('dropped', this.rates.drop)) {
         if (options.redeliver) break;
         continue;
       }
       out.push(event);
-      if (this.chance(this.rates.duplicate)) {
-        this.tally.duplicated += 1;
+      if (this.#fault('duplicated', this.rates.duplicate)) {
         out.push(event);
       }
     }
-    if (delivered.length > 0 && this.chance(this.rates.replay)) {
-      this.tally.replayed += 1;
+    if (delivered.length > 0 && this.#fault('replayed', this.rates.replay)) {
+      // An index inside `delivered` (not empty here), so an element, not undefined.
       out.push(delivered[this.between(0, delivered.length - 1)] as T);
     }
     return out;
@@ -107,16 +127,13 @@ export class Chaos {
 
   /** How long to hold the next delivery (0 most of the time). */
   delayMs(): number {
-    if (!this.chance(this.rates.delay)) return 0;
-    this.tally.delayed += 1;
+    if (!this.#fault('delayed', this.rates.delay)) return 0;
     return this.between(1, this.rates.maxDelayMs);
   }
 
   /** Whether the next send or edit fails. */
   failSend(): boolean {
-    if (!this.chance(this.rates.failSend)) return false;
-    this.tally.failedSends += 1;
-    return true;
+    return this.#fault('failedSends', this.rates.failSend);
   }
 }
 
