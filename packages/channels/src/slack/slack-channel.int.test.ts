@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatedChannelMesh } from '../../test/gated-channel-mesh.js';
 import { openSlackDatabase } from '../../test/slack-database.js';
+import { ChannelRegistry } from '../core/channel-registry.js';
 import { APPROVE_ACTION, REJECT_ACTION } from './slack-approvals.js';
 import { SlackChannel, type SlackChannelOptions } from './slack-channel.js';
 import { SLACK_HOW_TO_PAIR } from './slack-handler.js';
@@ -206,6 +207,25 @@ describe('SlackChannel when the agent is busy', () => {
     slack.sendDm(OWNER, 'second');
     await slack.waitFor(() => textsIn(slack.dmOf(OWNER)).length === 2);
     expect(mesh.chats.map((chat) => chat.request.mode)).toEqual(['followup', 'followup']);
+  });
+});
+
+describe('SlackChannel mirroring', () => {
+  it('with mirror: true, copies an agent reply to the owner on the other channels, and takes their copies in', async () => {
+    const registry = new ChannelRegistry(logger);
+    const told: string[] = [];
+    registry.register({
+      name: 'telegram',
+      mirror: true,
+      tellOwner: async (markdown) => told.push(markdown) > 0,
+    });
+    await pairedChannel({ mirror: true, registry });
+    slack.sendDm(OWNER, 'mirror me');
+    await slack.waitFor(() => told.length === 1);
+    expect(told[0]).toContain('echo: mirror me');
+    expect(told[0]).toContain('on slack');
+    await registry.mirrorReply('telegram', 'writer', 'from telegram');
+    await slack.waitFor(() => textsIn(slack.dmOf(OWNER)).some((text) => text.includes('from telegram')));
   });
 });
 
