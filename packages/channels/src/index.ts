@@ -36,6 +36,13 @@ export { EDIT_INTERVAL_MS, EditPacer } from './core/edit-pacer.js';
 export { escapeMarkdown } from './core/reply-lines.js';
 export { ReplyStream, type ReplyStreamOptions } from './core/reply-stream.js';
 export { splitReply } from './core/split-reply.js';
+export {
+  SLACK_EDIT_INTERVAL_MS,
+  SlackChannel,
+  type SlackChannelOptions,
+  type SlackChannelStatus,
+} from './slack/slack-channel.js';
+export { SLACK_FEATURE, SLACK_MIGRATIONS } from './slack/slack-migrations.js';
 export { markdownToTelegramHtml } from './telegram/markdown-to-html.js';
 export {
   DEFAULT_POLL_TIMEOUT_SECONDS,

@@ -1,4 +1,4 @@
-import type { ChannelRegistry, TelegramChannel } from '@openlegion/channels';
+import type { ChannelRegistry, SlackChannel, TelegramChannel } from '@openlegion/channels';
 import type { LoadedMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
 import { isOpenLegionError } from '@openlegion/protocol';
@@ -29,7 +29,10 @@ export async function startChannels(
   const { ChannelRegistry } = await import('@openlegion/channels');
   // Every channel of this process registers here: mirroring (`mirror: true`) reaches the others' owners.
   const registry = new ChannelRegistry(logger);
-  const started = [await startTelegram(host, loaded, logger, say, registry)];
+  const started = [
+    await startTelegram(host, loaded, logger, say, registry),
+    await startSlack(host, loaded, logger, say, registry),
+  ];
   return async () => {
     await Promise.all(started.map((stop) => stop?.()));
   };
@@ -84,6 +87,55 @@ async function startTelegram(
     const minutes = Math.round((code.expiresAt - Date.now()) / 60_000);
     say(
       `    no owner yet: send "/pair ${code.code}" to ${bot} within ${minutes} minutes (the first to pair owns it)\n`,
+    );
+  }
+  return () => channel.stop();
+}
+
+/**
+ * Start Slack (Socket Mode) when `channels.slack` is enabled with both tokens. A token Slack
+ * refuses or a missing scope is reported in one line naming what to fix; the mesh runs without it.
+ */
+async function startSlack(
+  host: MeshHost,
+  loaded: LoadedMeshConfig,
+  logger: Logger,
+  say: (text: string) => void,
+  registry: ChannelRegistry,
+): Promise<StopChannels | undefined> {
+  const slack = loaded.config.channels.slack;
+  // The config refuses an enabled channel without its tokens; this only narrows the types.
+  if (!slack?.enabled || !slack.bot_token || !slack.app_token) return undefined;
+  const log = logger.child({ channel: 'slack' });
+  // Bolt itself is imported by SlackChannel.start, only when Slack is on.
+  const { SLACK_FEATURE, SLACK_MIGRATIONS, SlackChannel } = await import('@openlegion/channels');
+  let channel: SlackChannel;
+  try {
+    channel = new SlackChannel({
+      botToken: host.resolveSecret(slack.bot_token),
+      appToken: host.resolveSecret(slack.app_token),
+      db: host.featureDatabase(SLACK_FEATURE, SLACK_MIGRATIONS),
+      logger: log,
+      allowedChannels: [...slack.allowed_channels],
+      whenBusy: slack.when_busy,
+      mirror: slack.mirror,
+      registry,
+      ...(slack.default_agent ? { defaultAgent: slack.default_agent } : {}),
+      ...(slack.api_root ? { apiRoot: slack.api_root } : {}),
+    });
+    await channel.start(host.channelMesh);
+  } catch (error) {
+    if (!isOpenLegionError(error)) throw error;
+    log.error({ err: error, code: error.code }, 'slack channel not started');
+    say(`  ✗ slack not started (${error.code}): ${error.message}; the mesh runs without it\n`);
+    return undefined;
+  }
+  say(`  ✓ slack ${channel.botName ? `@${channel.botName}` : 'bot'} ready (socket mode)\n`);
+  const code = channel.pendingPairingCode();
+  if (code) {
+    const minutes = Math.round((code.expiresAt - Date.now()) / 60_000);
+    say(
+      `    no owner yet: send "!pair ${code.code}" to the bot in a Slack DM within ${minutes} minutes (the first to pair owns it)\n`,
     );
   }
   return () => channel.stop();

@@ -55,6 +55,9 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'workflow reject': 'openlegion workflow reject run-m3x9k2ab-7f2c1e approve --note "off-brand"',
   'telegram status': 'openlegion telegram status --json',
   'telegram revoke': 'openlegion telegram revoke 123456789',
+  'slack pair': 'openlegion slack pair',
+  'slack status': 'openlegion slack status --json',
+  'slack revoke': 'openlegion slack revoke U04ABCDEF12',
   'channels dead-letters': 'openlegion channels dead-letters --retry 12',
 };
 

@@ -18,6 +18,7 @@ import { registerPubsubCommands } from './commands/pubsub.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { registerSkillsCommands } from './commands/skills.js';
+import { registerSlackCommands } from './commands/slack.js';
 import { registerSpawnCommand } from './commands/spawn.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
@@ -149,6 +150,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerSpawnCommand(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
+  registerSlackCommands(program, kit);
   registerChannelsCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerApprovalCommands(program, kit);

@@ -64,6 +64,11 @@ export const FEATURE_ERROR_CODES = {
     summary: 'the chat service (Telegram) refused a request',
   },
   CHAN_USER_UNKNOWN: { retryable: false, status: 404, summary: 'no paired channel user with that id' },
+  CHAN_SCOPE_MISSING: {
+    retryable: false,
+    status: 502,
+    summary: 'the chat app lacks a permission it needs (a Slack bot scope); the message names it',
+  },
   CHAN_WEBHOOK_INVALID: {
     retryable: false,
     status: 400,

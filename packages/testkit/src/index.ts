@@ -56,6 +56,19 @@ export {
   startFakeSearchProvider,
 } from './fake-search/index.js';
 export {
+  type FakeSlack,
+  type FakeSlackBotMessage,
+  type FakeSlackCall,
+  type FakeSlackEnvelope,
+  type FakeSlackEnvelopeFilter,
+  type FakeSlackFault,
+  type FakeSlackOptions,
+  type FakeSlackUser,
+  SLACK_SECTION_TEXT_LIMIT,
+  SLACK_TEXT_LIMIT,
+  startFakeSlack,
+} from './fake-slack/index.js';
+export {
   type FakeTelegram,
   type FakeTelegramBotMessage,
   type FakeTelegramCall,
