@@ -1,3 +1,11 @@
+export {
+  DiscordChannel,
+  type DiscordChannelOptions,
+  type DiscordStatus,
+} from './discord/discord-channel.js';
+export { DISCORD_FEATURE, DISCORD_MIGRATIONS } from './discord/discord-migrations.js';
+export { DISCORD_MESSAGE_CHARS, DiscordReplies } from './discord/discord-replies.js';
+export { type DiscordUser, DiscordUsers } from './discord/discord-users.js';
 export { markdownToTelegramHtml } from './telegram/markdown-to-html.js';
 export {
   DEFAULT_POLL_TIMEOUT_SECONDS,

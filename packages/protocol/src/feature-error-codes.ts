@@ -69,6 +69,12 @@ export const FEATURE_ERROR_CODES = {
     status: 400,
     summary: 'the channel webhook options are not usable (URL, secret token or listen address)',
   },
+  CHAN_INTENT_MISSING: {
+    retryable: false,
+    status: 502,
+    summary:
+      'the chat service refused an intent the bot needs (Discord close 4014: Message Content Intent off)',
+  },
   WORKFLOW_INVALID: {
     retryable: false,
     status: 400,

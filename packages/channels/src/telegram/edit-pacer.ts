@@ -5,10 +5,10 @@ export const EDIT_INTERVAL_MS = 1_500;
 
 /**
  * Spaces out the writes of every reply streaming into one chat (a `/broadcast` streams several),
- * so the bot stays under Telegram's per-chat flood limits.
+ * so the bot stays under the platform's per-chat flood limits (Telegram chat ids are numbers, Discord's strings).
  */
 export class EditPacer {
-  readonly #nextFreeAt = new Map<number, number>();
+  readonly #nextFreeAt = new Map<number | string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -16,7 +16,7 @@ export class EditPacer {
   ) {}
 
   /** Reserve the chat's next slot; resolves to how long to wait for it (0 when free now). */
-  reserve(chatId: number): number {
+  reserve(chatId: number | string): number {
     const now = this.clock.now();
     const at = Math.max(now, this.#nextFreeAt.get(chatId) ?? now);
     this.#nextFreeAt.set(chatId, at + this.intervalMs);

@@ -1,0 +1,256 @@
+import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
+import type { Database } from '@openlegion/infra/sqlite';
+import type { Channel, ChannelMesh } from '@openlegion/protocol';
+import { type Client, Events, GatewayDispatchEvents, Routes } from 'discord.js';
+import type { Logger } from 'pino';
+import { EditPacer } from '../telegram/edit-pacer.js';
+import type { PairingCode } from '../telegram/telegram-pairing.js';
+import { tellOwner } from './discord-approvals.js';
+import type { DiscordContext } from './discord-context.js';
+import { connectDiscordClient, createDiscordClient } from './discord-gateway-client.js';
+import { handleInbound } from './discord-handler.js';
+import { type DiscordInbound, toInboundInteraction, toInboundMessage } from './discord-inbound.js';
+import { DiscordPairing } from './discord-pairing.js';
+import { DiscordRelay } from './discord-relay.js';
+import { DiscordReplies } from './discord-replies.js';
+import { DiscordUsers } from './discord-users.js';
+import { HandledMessages } from './handled-messages.js';
+
+/**
+ * Discord allows five edits per message per five seconds; one write round per channel per second
+ * keeps a streaming reply under it with room for a second reply in the same channel.
+ */
+export const DISCORD_EDIT_INTERVAL_MS = 1_000;
+/** How long `stop` lets replies in flight write their last text before cutting them off. */
+export const DISCORD_STOP_GRACE_MS = 5_000;
+
+export interface DiscordChannelOptions {
+  /** The bot token (resolved from the vault by the caller; never logged). */
+  token: string;
+  /** mesh.db with DISCORD_MIGRATIONS applied. */
+  db: Database;
+  logger: Logger;
+  clock?: Clock;
+  defaultAgent?: string;
+  /** Server channels the bot answers in when mentioned; DMs only when empty. */
+  allowedChannels?: readonly string[];
+  whenBusy?: 'steer' | 'queue';
+  /** REST base, e.g. `http://127.0.0.1:PORT/api`; Discord's by default. */
+  apiRoot?: string;
+  /** Gateway URL; the one Discord names in GET /gateway/bot by default. */
+  gatewayUrl?: string;
+  editIntervalMs?: number;
+  readyTimeoutMs?: number;
+}
+
+/** Where the channel stands, for `openlegion status` and the log. */
+export interface DiscordStatus {
+  state: 'stopped' | 'starting' | 'ready' | 'reconnecting' | 'failed';
+  /** Why it failed or reconnects, in words the operator can act on. */
+  detail?: string;
+  /** The error code of a failure (CHAN_TOKEN_REJECTED, CHAN_INTENT_MISSING, CHAN_UNREACHABLE). */
+  code?: string;
+}
+
+/**
+ * Discord as a chat channel of the mesh (discord.js over the Gateway and REST): paired users talk
+ * to agents in DMs, or by mentioning the bot in the server channels of `allowed_channels`; replies
+ * stream by editing one message, split at 2,000 characters; approvals come with buttons. A message
+ * the Gateway replays (after a RESUME) is recognised by its id and never answered twice.
+ *
+ * @example
+ * const channel = new DiscordChannel({ token, db: host.featureDatabase(DISCORD_FEATURE, DISCORD_MIGRATIONS), logger });
+ * await channel.start(host.channelMesh); // CHAN_TOKEN_REJECTED, CHAN_INTENT_MISSING, CHAN_UNREACHABLE
+ */
+export class DiscordChannel implements Channel {
+  readonly name = 'discord';
+  readonly users: DiscordUsers;
+  readonly pairing: DiscordPairing;
+  readonly #options: DiscordChannelOptions;
+  readonly #clock: Clock;
+  readonly #handled: HandledMessages;
+  readonly #dmChannels = new Map<string, string>();
+  #client: Client | undefined;
+  #context: DiscordContext | undefined;
+  #relay: DiscordRelay | undefined;
+  #stopNotices: () => void = () => {};
+  #lastCode: PairingCode | undefined;
+  #status: DiscordStatus = { state: 'stopped' };
+
+  constructor(options: DiscordChannelOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.users = new DiscordUsers(options.db);
+    this.pairing = new DiscordPairing(options.db, this.users, this.#clock);
+    this.#handled = new HandledMessages(options.db);
+  }
+
+  get status(): DiscordStatus {
+    return this.#status;
+  }
+
+  /** The bot's user once started: its id and name. */
+  get bot(): { id: string; username: string } | undefined {
+    const user = this.#client?.user;
+    return user ? { id: user.id, username: user.username } : undefined;
+  }
+
+  /**
+   * Log in, wait for READY, then take events in. Throws CHAN_TOKEN_REJECTED (401 or close 4004),
+   * CHAN_INTENT_MISSING (close 4014) or CHAN_UNREACHABLE; nothing keeps running then.
+   */
+  async start(mesh: ChannelMesh): Promise<void> {
+    const { logger } = this.#options;
+    this.#status = { state: 'starting' };
+    const client = createDiscordClient({
+      logger,
+      ...(this.#options.apiRoot ? { apiRoot: this.#options.apiRoot } : {}),
+      ...(this.#options.gatewayUrl ? { gatewayUrl: this.#options.gatewayUrl } : {}),
+    });
+    try {
+      await connectDiscordClient(client, this.#options.token, this.#options.readyTimeoutMs);
+    } catch (error) {
+      const failed = error as { code?: string; message?: string };
+      this.#status = {
+        state: 'failed',
+        detail: failed.message ?? String(error),
+        ...(failed.code ? { code: failed.code } : {}),
+      };
+      logger.error({ err: error, code: failed.code }, 'discord channel not started');
+      throw error;
+    }
+    this.#client = client;
+    this.#handled.prune(this.#clock.now());
+    const replies = new DiscordReplies(client.rest);
+    const pacer = new EditPacer(this.#clock, this.#options.editIntervalMs ?? DISCORD_EDIT_INTERVAL_MS);
+    this.#relay = new DiscordRelay({ mesh: () => mesh, replies, pacer, clock: this.#clock, logger });
+    const botId = client.user?.id ?? '';
+    this.#context = {
+      rest: client.rest,
+      replies,
+      mesh,
+      users: this.users,
+      pairing: this.pairing,
+      relay: this.#relay,
+      clock: this.#clock,
+      logger,
+      botId,
+      defaultAgent: this.#options.defaultAgent,
+      allowedChannels: new Set(this.#options.allowedChannels ?? []),
+      whenBusy: this.#options.whenBusy ?? 'steer',
+      dmChannel: (userId) => this.#dmChannel(userId),
+    };
+    client.ws.on(GatewayDispatchEvents.MessageCreate, (data: unknown) => {
+      void this.#takeIn('message', data, (raw) => toInboundMessage(raw, botId));
+    });
+    client.ws.on(GatewayDispatchEvents.InteractionCreate, (data: unknown) => {
+      void this.#takeIn('interaction', data, toInboundInteraction);
+    });
+    this.#watchConnection(client);
+    const context = this.#context;
+    this.#stopNotices = mesh.onNotice((notice) => {
+      tellOwner(context, notice).catch((error: unknown) =>
+        logger.error({ err: error }, 'telling the owner a notice failed'),
+      );
+    });
+    this.#status = { state: 'ready' };
+    logger.info({ bot: client.user?.username }, 'discord channel started');
+  }
+
+  /** Stop taking events in, give replies in flight a moment, then cut what is left. Idempotent. */
+  async stop(): Promise<void> {
+    this.#stopNotices();
+    this.#stopNotices = () => {};
+    const client = this.#client;
+    this.#client = undefined;
+    client?.ws.removeAllListeners(GatewayDispatchEvents.MessageCreate);
+    client?.ws.removeAllListeners(GatewayDispatchEvents.InteractionCreate);
+    const replies = this.#relay?.stop() ?? Promise.resolve();
+    let grace: Timer | undefined;
+    await Promise.race([
+      replies,
+      new Promise<void>((resolve) => {
+        grace = this.#clock.setTimeout(resolve, DISCORD_STOP_GRACE_MS);
+      }),
+    ]);
+    grace?.cancel();
+    await client?.destroy();
+    await replies;
+    this.#status = { state: 'stopped' };
+  }
+
+  ownerPaired(): boolean {
+    return this.users.owner() !== undefined;
+  }
+
+  /** The code to print while nobody owns the bot (the last one while it works); undefined once owned. */
+  pendingPairingCode(): PairingCode | undefined {
+    if (this.ownerPaired()) return undefined;
+    if (this.#lastCode && this.pairing.isPending(this.#lastCode.code)) return this.#lastCode;
+    return this.createPairingCode();
+  }
+
+  createPairingCode(): PairingCode {
+    this.#lastCode = this.pairing.createCode();
+    return this.#lastCode;
+  }
+
+  /** How many chats are streaming (tests wait for 0). */
+  get activeReplies(): number {
+    return this.#relay?.active ?? 0;
+  }
+
+  /** Take one event in, once: an id seen before (a Gateway replay) is dropped. Never throws. */
+  async #takeIn(kind: string, raw: unknown, parse: (raw: unknown) => DiscordInbound): Promise<void> {
+    const context = this.#context;
+    if (!context) return;
+    const inbound = parse(raw);
+    const id =
+      inbound.kind === 'message' ? inbound.id : inbound.kind === 'button' ? inbound.interactionId : undefined;
+    try {
+      if (id !== undefined && !this.#handled.claim(id, this.#clock.now())) {
+        context.logger.info({ [kind]: id }, 'discord: replayed event dropped (already handled)');
+        return;
+      }
+      await handleInbound(context, inbound);
+    } catch (error) {
+      context.logger.error({ err: error, [kind]: id }, 'discord event failed');
+    }
+  }
+
+  #watchConnection(client: Client): void {
+    const { logger } = this.#options;
+    client.on(Events.ShardReconnecting, () => {
+      this.#status = { state: 'reconnecting', detail: 'gateway connection lost; resuming' };
+      logger.warn('discord: gateway reconnecting');
+    });
+    client.on(Events.ShardResume, (_id, replayed) => {
+      this.#status = { state: 'ready' };
+      logger.info({ replayed }, 'discord: gateway resumed');
+    });
+    client.on(Events.ShardReady, () => {
+      if (this.#status.state === 'reconnecting') this.#status = { state: 'ready' };
+    });
+    client.on(Events.ShardDisconnect, (event) => {
+      this.#status = {
+        state: 'failed',
+        code: event.code === 4014 ? 'CHAN_INTENT_MISSING' : 'CHAN_UNREACHABLE',
+        detail: `gateway closed for good (code ${event.code})`,
+      };
+      logger.error({ code: event.code }, 'discord: gateway closed for good; the channel stops receiving');
+    });
+    client.on(Events.Error, (error) => logger.warn({ err: error }, 'discord: client error'));
+  }
+
+  async #dmChannel(userId: string): Promise<string> {
+    const known = this.#dmChannels.get(userId);
+    if (known) return known;
+    const client = this.#client;
+    if (!client) throw new Error('discord channel is not running');
+    const channel = (await client.rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as {
+      id: string;
+    };
+    this.#dmChannels.set(userId, channel.id);
+    return channel.id;
+  }
+}

@@ -1,0 +1,89 @@
+import { Routes } from 'discord.js';
+import type { PlatformReplies } from '../core/delivery-contract.js';
+
+/** Discord refuses a message whose content is longer than this. */
+export const DISCORD_MESSAGE_CHARS = 2_000;
+
+/** What the adapter needs of discord.js's REST client (`client.rest`). */
+export interface DiscordRest {
+  post(route: `/${string}`, options: { body: unknown }): Promise<unknown>;
+  patch(route: `/${string}`, options: { body: unknown }): Promise<unknown>;
+}
+
+/** A button under a message: Discord's component, reduced to what the channel sends. */
+export interface DiscordButton {
+  label: string;
+  customId: string;
+  style: 'primary' | 'success' | 'danger' | 'secondary';
+}
+
+const BUTTON_STYLE = { primary: 1, secondary: 2, success: 3, danger: 4 } as const;
+
+/** One action row (Discord allows five buttons per row) of buttons. */
+export function actionRows(buttons: readonly DiscordButton[]): unknown[] {
+  const rows: unknown[] = [];
+  for (let index = 0; index < buttons.length; index += 5) {
+    rows.push({
+      type: 1,
+      components: buttons.slice(index, index + 5).map((button) => ({
+        type: 2,
+        style: BUTTON_STYLE[button.style],
+        label: button.label.slice(0, 80),
+        custom_id: button.customId,
+      })),
+    });
+  }
+  return rows;
+}
+
+/**
+ * Agent text never pings anyone: a reply that says `@everyone` (an injected agent may try) is
+ * shown, not delivered as a mention.
+ */
+const NO_MENTIONS = { parse: [] as string[] };
+
+/**
+ * How the delivery core writes Discord messages: POST and PATCH of channel messages through
+ * discord.js's REST client (which waits out 429s by their retry_after). Discord shows Markdown, so
+ * the agent's Markdown passes through as it is.
+ */
+export class DiscordReplies implements PlatformReplies {
+  readonly maxMessageChars = DISCORD_MESSAGE_CHARS;
+
+  constructor(private readonly rest: DiscordRest) {}
+
+  render(markdown: string): string {
+    return markdown;
+  }
+
+  async send(
+    conversation: string,
+    text: string,
+    options: { replyTo?: string; buttons?: readonly DiscordButton[] } = {},
+  ): Promise<string> {
+    const message = (await this.rest.post(Routes.channelMessages(conversation), {
+      body: {
+        content: text,
+        allowed_mentions: NO_MENTIONS,
+        ...(options.replyTo
+          ? { message_reference: { message_id: options.replyTo, fail_if_not_exists: false } }
+          : {}),
+        ...(options.buttons?.length ? { components: actionRows(options.buttons) } : {}),
+      },
+    })) as { id: string };
+    return message.id;
+  }
+
+  async edit(conversation: string, messageId: string, text: string): Promise<void> {
+    await this.rest.patch(Routes.channelMessage(conversation, messageId), {
+      body: { content: text, allowed_mentions: NO_MENTIONS },
+    });
+  }
+}
+
+/** Whether Discord refused because the bot may not post there (403, 50001 Missing Access, 50013 Missing Permissions). */
+export function isForbidden(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  return status === 403 || code === 50001 || code === 50013;
+}
