@@ -58,6 +58,8 @@ export class FakeGateway {
   /** Dispatches made before the bot first connected: sent after READY so a test need not wait. */
   readonly #early: { t: string; d: unknown }[] = [];
   #connections = 0;
+  /** Dispatches the next RESUME sends again although the client saw them (Discord may redeliver). */
+  #rewind = 0;
   /** Each open socket's writer (it records what it sends). */
   readonly #senders = new WeakMap<WebSocket, (payload: Payload) => void>();
 
@@ -142,7 +144,9 @@ export class FakeGateway {
           found.socket = socket;
           session = found;
           this.#current = found;
-          for (const missed of found.log.filter((entry) => entry.s > Number(d.seq)))
+          const from = Math.max(0, Number(d.seq) - this.#rewind);
+          this.#rewind = 0;
+          for (const missed of found.log.filter((entry) => entry.s > from && entry.t !== 'READY'))
             send({ op: OP.DISPATCH, t: missed.t, s: missed.s, d: missed.d });
           this.#dispatchTo(found, 'RESUMED', {});
           return;
@@ -163,6 +167,11 @@ export class FakeGateway {
       return undefined;
     }
     return this.#dispatchTo(this.#current, t, d);
+  }
+
+  /** Make the next RESUME replay the last `count` dispatches the client had already received. */
+  rewindNextResume(count: number): void {
+    this.#rewind = count;
   }
 
   /** Op 7: ask the bot to reconnect and resume. */
