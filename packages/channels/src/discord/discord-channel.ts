@@ -165,6 +165,8 @@ export class DiscordChannel implements Channel {
     this.#client = undefined;
     client?.ws.removeAllListeners(GatewayDispatchEvents.MessageCreate);
     client?.ws.removeAllListeners(GatewayDispatchEvents.InteractionCreate);
+    // Closing the gateway ourselves is no reconnect to log.
+    client?.removeAllListeners();
     const replies = this.#relay?.stop() ?? Promise.resolve();
     let grace: Timer | undefined;
     await Promise.race([
