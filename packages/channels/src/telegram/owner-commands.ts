@@ -1,4 +1,4 @@
-import { escapeMarkdown } from './reply-lines.js';
+import { escapeMarkdown } from '../core/reply-lines.js';
 import { activeAgentOf, say } from './telegram-context.js';
 import { type ConversationScope, conversationScope } from './telegram-users.js';
 import type { CommandCall, CommandSpec } from './user-commands.js';
