@@ -1,11 +1,3 @@
-export {
-  DiscordChannel,
-  type DiscordChannelOptions,
-  type DiscordStatus,
-} from './discord/discord-channel.js';
-export { DISCORD_FEATURE, DISCORD_MIGRATIONS } from './discord/discord-migrations.js';
-export { DISCORD_MESSAGE_CHARS, DiscordReplies } from './discord/discord-replies.js';
-export { type DiscordUser, DiscordUsers } from './discord/discord-users.js';
 export { CHANNELS_FEATURE, CHANNELS_MIGRATIONS } from './core/channel-migrations.js';
 export {
   ChannelPairing,
@@ -39,6 +31,13 @@ export { EDIT_INTERVAL_MS, EditPacer } from './core/edit-pacer.js';
 export { escapeMarkdown } from './core/reply-lines.js';
 export { ReplyStream, type ReplyStreamOptions } from './core/reply-stream.js';
 export { splitReply } from './core/split-reply.js';
+export {
+  DiscordChannel,
+  type DiscordChannelOptions,
+  type DiscordStatus,
+} from './discord/discord-channel.js';
+export { DISCORD_FEATURE, DISCORD_MIGRATIONS } from './discord/discord-migrations.js';
+export { DISCORD_MESSAGE_CHARS, DiscordReplies } from './discord/discord-replies.js';
 export { markdownToTelegramHtml } from './telegram/markdown-to-html.js';
 export {
   DEFAULT_POLL_TIMEOUT_SECONDS,

@@ -4,9 +4,9 @@ import {
   type OperatorNotice,
   type PendingApproval,
 } from '@openlegion/protocol';
+import type { ChannelUser } from '../core/channel-users.js';
 import { type DiscordContext, say } from './discord-context.js';
 import type { DiscordButton } from './discord-replies.js';
-import type { DiscordUser } from './discord-users.js';
 
 /** A button's custom_id: `ap:approve:ID` or `ap:reject:ID` (as Telegram's callback data). */
 export const APPROVAL_BUTTON_PREFIX = 'ap:';
@@ -46,7 +46,7 @@ export async function offerApproval(
 export async function tellOwner(context: DiscordContext, notice: OperatorNotice): Promise<void> {
   const owner = context.users.owner();
   if (!owner) return;
-  const channelId = await context.dmChannel(owner.userId);
+  const channelId = owner.ownerConversation ?? (await context.dmChannel(owner.userId));
   if (notice.approval) return offerApproval(context, channelId, notice.approval);
   await say(context, channelId, notice.text);
 }
@@ -72,7 +72,7 @@ export async function decide(context: DiscordContext, decision: ApprovalDecision
 /** A press of an Approve or Reject button (the owner's only); the answer to show. */
 export async function pressApprovalButton(
   context: DiscordContext,
-  user: DiscordUser | undefined,
+  user: ChannelUser | undefined,
   customId: string,
 ): Promise<string> {
   if (user?.role !== 'owner') return 'Only the owner can approve.';

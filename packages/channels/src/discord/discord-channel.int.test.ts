@@ -102,7 +102,7 @@ describe('DiscordChannel pairing', () => {
         request: expect.objectContaining({
           message: 'what is new?',
           conversation_id: `discord-${OWNER.id}`,
-          mode: 'steer',
+          mode: 'followup',
         }),
       },
     ]);

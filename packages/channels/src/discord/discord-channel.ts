@@ -3,17 +3,18 @@ import type { Database } from '@openlegion/infra/sqlite';
 import type { Channel, ChannelMesh } from '@openlegion/protocol';
 import { type Client, Events, GatewayDispatchEvents, Routes } from 'discord.js';
 import type { Logger } from 'pino';
-import { EditPacer } from '../telegram/edit-pacer.js';
-import type { PairingCode } from '../telegram/telegram-pairing.js';
+import { ChannelPairing, type PairingCode, sharedPairingTables } from '../core/channel-pairing.js';
+import type { ChannelRegistry } from '../core/channel-registry.js';
+import { type ChannelUser, ChannelUsers } from '../core/channel-users.js';
+import { DeliveryDispatcher } from '../core/delivery-dispatcher.js';
+import { DeliverySpool } from '../core/delivery-spool.js';
+import { EditPacer } from '../core/edit-pacer.js';
 import { tellOwner } from './discord-approvals.js';
 import type { DiscordContext } from './discord-context.js';
 import { connectDiscordClient, createDiscordClient } from './discord-gateway-client.js';
 import { handleInbound } from './discord-handler.js';
 import { type DiscordInbound, toInboundInteraction, toInboundMessage } from './discord-inbound.js';
-import { DiscordPairing } from './discord-pairing.js';
-import { DiscordRelay } from './discord-relay.js';
 import { DiscordReplies } from './discord-replies.js';
-import { DiscordUsers } from './discord-users.js';
 import { HandledMessages } from './handled-messages.js';
 
 /**
@@ -27,7 +28,7 @@ export const DISCORD_STOP_GRACE_MS = 5_000;
 export interface DiscordChannelOptions {
   /** The bot token (resolved from the vault by the caller; never logged). */
   token: string;
-  /** mesh.db with DISCORD_MIGRATIONS applied. */
+  /** mesh.db with DISCORD_MIGRATIONS applied (the delivery spool adds the shared `channels` track). */
   db: Database;
   logger: Logger;
   clock?: Clock;
@@ -41,6 +42,13 @@ export interface DiscordChannelOptions {
   gatewayUrl?: string;
   editIntervalMs?: number;
   readyTimeoutMs?: number;
+  /** `channels.discord.mirror`: replies and notices also reach the owner on the other channels. */
+  mirror?: boolean;
+  /** The channels running in this process (mirroring goes through it). */
+  registry?: ChannelRegistry;
+  /** The delivery core's tries per message and backoff (tests shorten them). */
+  maxAttempts?: number;
+  backoffMs?: (attempt: number) => number;
 }
 
 /** Where the channel stands, for `openlegion status` and the log. */
@@ -64,24 +72,28 @@ export interface DiscordStatus {
  */
 export class DiscordChannel implements Channel {
   readonly name = 'discord';
-  readonly users: DiscordUsers;
-  readonly pairing: DiscordPairing;
+  readonly users: ChannelUsers;
+  readonly pairing: ChannelPairing<string, ChannelUser>;
+  readonly spool: DeliverySpool;
   readonly #options: DiscordChannelOptions;
   readonly #clock: Clock;
   readonly #handled: HandledMessages;
   readonly #dmChannels = new Map<string, string>();
   #client: Client | undefined;
   #context: DiscordContext | undefined;
-  #relay: DiscordRelay | undefined;
+  #dispatcher: DeliveryDispatcher | undefined;
   #stopNotices: () => void = () => {};
+  #unregister: () => void = () => {};
   #lastCode: PairingCode | undefined;
   #status: DiscordStatus = { state: 'stopped' };
 
   constructor(options: DiscordChannelOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.users = new DiscordUsers(options.db);
-    this.pairing = new DiscordPairing(options.db, this.users, this.#clock);
+    // First: the spool brings the shared `channels` track the users and codes live in.
+    this.spool = new DeliverySpool(options.db, this.#clock);
+    this.users = new ChannelUsers(options.db, 'discord');
+    this.pairing = new ChannelPairing(options.db, this.users, this.#clock, sharedPairingTables('discord'));
     this.#handled = new HandledMessages(options.db);
   }
 
@@ -121,9 +133,27 @@ export class DiscordChannel implements Channel {
     }
     this.#client = client;
     this.#handled.prune(this.#clock.now());
-    const replies = new DiscordReplies(client.rest);
+    const replies = new DiscordReplies(client.rest, { clock: this.#clock, logger });
     const pacer = new EditPacer(this.#clock, this.#options.editIntervalMs ?? DISCORD_EDIT_INTERVAL_MS);
-    this.#relay = new DiscordRelay({ mesh: () => mesh, replies, pacer, clock: this.#clock, logger });
+    const dispatcher = new DeliveryDispatcher({
+      channel: 'discord',
+      spool: this.spool,
+      mesh,
+      replies,
+      clock: this.#clock,
+      logger,
+      whenBusy: this.#options.whenBusy ?? 'steer',
+      pacer,
+      ...(this.#options.registry ? { registry: this.#options.registry } : {}),
+      ...(this.#options.maxAttempts ? { maxAttempts: this.#options.maxAttempts } : {}),
+      ...(this.#options.backoffMs ? { backoffMs: this.#options.backoffMs } : {}),
+      onDead: (message, error) =>
+        logger.error(
+          { platformId: message.platformId, error },
+          'discord: a reply kept failing (see `openlegion channels dead-letters`)',
+        ),
+    });
+    this.#dispatcher = dispatcher;
     const botId = client.user?.id ?? '';
     this.#context = {
       rest: client.rest,
@@ -131,13 +161,13 @@ export class DiscordChannel implements Channel {
       mesh,
       users: this.users,
       pairing: this.pairing,
-      relay: this.#relay,
+      submit: (message) =>
+        dispatcher.submit({ ...message, channel: 'discord', receivedAt: this.#clock.now() }),
       clock: this.#clock,
       logger,
       botId,
       defaultAgent: this.#options.defaultAgent,
       allowedChannels: new Set(this.#options.allowedChannels ?? []),
-      whenBusy: this.#options.whenBusy ?? 'steer',
       dmChannel: (userId) => this.#dmChannel(userId),
     };
     client.ws.on(GatewayDispatchEvents.MessageCreate, (data: unknown) => {
@@ -147,11 +177,26 @@ export class DiscordChannel implements Channel {
       void this.#takeIn('interaction', data, toInboundInteraction);
     });
     this.#watchConnection(client);
+    // Messages a stopped or killed process left accepted or running are answered now.
+    dispatcher.start();
     const context = this.#context;
+    if (this.#options.registry) {
+      this.#unregister = this.#options.registry.register({
+        name: 'discord',
+        mirror: this.#options.mirror ?? false,
+        tellOwner: async (markdown) => {
+          const owner = this.users.owner();
+          if (!owner) return false;
+          await replies.send(owner.ownerConversation ?? (await this.#dmChannel(owner.userId)), markdown, {});
+          return true;
+        },
+      });
+    }
     this.#stopNotices = mesh.onNotice((notice) => {
       tellOwner(context, notice).catch((error: unknown) =>
         logger.error({ err: error }, 'telling the owner a notice failed'),
       );
+      if (!notice.approval) void this.#options.registry?.mirrorNotice('discord', notice.text);
     });
     this.#status = { state: 'ready' };
     logger.info({ bot: client.user?.username }, 'discord channel started');
@@ -161,23 +206,26 @@ export class DiscordChannel implements Channel {
   async stop(): Promise<void> {
     this.#stopNotices();
     this.#stopNotices = () => {};
+    this.#unregister();
+    this.#unregister = () => {};
     const client = this.#client;
     this.#client = undefined;
     client?.ws.removeAllListeners(GatewayDispatchEvents.MessageCreate);
     client?.ws.removeAllListeners(GatewayDispatchEvents.InteractionCreate);
     // Closing the gateway ourselves is no reconnect to log.
     client?.removeAllListeners();
-    const replies = this.#relay?.stop() ?? Promise.resolve();
+    // Replies in flight get a moment to finish; what is left stays in the spool for the next start.
+    const dispatcher = this.#dispatcher;
     let grace: Timer | undefined;
     await Promise.race([
-      replies,
+      dispatcher?.settled(),
       new Promise<void>((resolve) => {
         grace = this.#clock.setTimeout(resolve, DISCORD_STOP_GRACE_MS);
       }),
     ]);
     grace?.cancel();
+    await dispatcher?.stop();
     await client?.destroy();
-    await replies;
     this.#status = { state: 'stopped' };
   }
 
@@ -197,9 +245,9 @@ export class DiscordChannel implements Channel {
     return this.#lastCode;
   }
 
-  /** How many chats are streaming (tests wait for 0). */
-  get activeReplies(): number {
-    return this.#relay?.active ?? 0;
+  /** How many messages are running or waiting for a retry (tests wait for 0). */
+  get pendingReplies(): number {
+    return this.#dispatcher?.pending ?? 0;
   }
 
   /** Take one event in, once: an id seen before (a Gateway replay) is dropped. Never throws. */

@@ -1,12 +1,12 @@
 import { approvalFromWords } from '@openlegion/protocol';
+import type { ChannelUser } from '../core/channel-users.js';
 import { decide, offerApproval } from './discord-approvals.js';
-import { activeAgentOf, type DiscordContext, say } from './discord-context.js';
-import { conversationScope, type DiscordUser } from './discord-users.js';
+import { activeAgentOf, type DiscordContext, discordConversationId, say } from './discord-context.js';
 
 /** Where a command was sent and by whom. */
 export interface DiscordCommandCall {
   context: DiscordContext;
-  user: DiscordUser;
+  user: ChannelUser;
   channelId: string;
   inGuild: boolean;
   messageId: string;
@@ -22,10 +22,10 @@ export interface DiscordCommand {
 /** The custom_id prefix of `/agents`' buttons (one per agent; pressing one switches to it). */
 export const USE_AGENT_BUTTON_PREFIX = 'use:';
 
-const scopeOf = (call: DiscordCommandCall) => conversationScope(call, call.user.userId);
+const conversationOf = (call: DiscordCommandCall) => discordConversationId(call, call.user.userId);
 
 /** Make `name` the user's agent; the answer to show. */
-export function switchAgent(context: DiscordContext, user: DiscordUser, name: string): string {
+export function switchAgent(context: DiscordContext, user: ChannelUser, name: string): string {
   const names = context.mesh.agents().map((agent) => agent.name);
   if (!name) return `Usage: /use NAME. Agents: ${names.join(', ') || 'none'}`;
   if (!names.includes(name)) return `There is no agent named ${name}. Agents: ${names.join(', ') || 'none'}`;
@@ -100,19 +100,9 @@ export const DISCORD_COMMANDS: Record<string, DiscordCommand> = {
         [
           `You are ${user.role === 'owner' ? 'the owner' : 'an allowed user'}.`,
           agent ? `Talking to ${agent} (${info?.state ?? 'unknown'}).` : 'No agents are running.',
-          `Conversation: ${agent ? context.users.conversationId(scopeOf(call), agent) : '-'}`,
+          `Conversation: ${conversationOf(call)}`,
         ].join('\n'),
       );
-    },
-  },
-  reset: {
-    summary: 'start a new conversation with your agent',
-    ownerOnly: false,
-    async run(call) {
-      const agent = activeAgentOf(call.context, call.user);
-      if (!agent) return say(call.context, call.channelId, 'No agents are running.');
-      call.context.users.resetConversation(scopeOf(call), agent);
-      await say(call.context, call.channelId, `New conversation with ${agent}.`);
     },
   },
   steer: {
@@ -123,17 +113,16 @@ export const DISCORD_COMMANDS: Record<string, DiscordCommand> = {
       if (!args) return say(context, channelId, 'Usage: /steer TEXT');
       const agent = activeAgentOf(context, user);
       if (!agent) return say(context, channelId, 'No agents are running.');
-      void context.relay.start({
-        channelId,
-        replyTo: messageId,
+      context.submit({
+        platformId: messageId,
+        conversation: channelId,
+        sender: user.userId,
         agent,
-        request: {
-          message: args,
-          conversation_id: context.users.conversationId(scopeOf(call), agent),
-          mode: 'steer',
-          trace_id: `discord-${messageId}`,
-        },
+        text: args,
+        replyTo: messageId,
+        conversationId: conversationOf(call),
         showUsage: user.debug,
+        mode: 'steer',
       });
     },
   },
@@ -146,16 +135,16 @@ export const DISCORD_COMMANDS: Record<string, DiscordCommand> = {
       const agents = context.mesh.agents();
       if (agents.length === 0) return say(context, channelId, 'No agents are running.');
       for (const agent of agents) {
-        void context.relay.start({
-          channelId,
-          replyTo: messageId,
+        // One spooled message per agent: each is answered once, in its own reply.
+        context.submit({
+          platformId: `${messageId}:${agent.name}`,
+          conversation: channelId,
+          sender: user.userId,
           agent: agent.name,
+          text: args,
+          replyTo: messageId,
           header: `**${agent.name}**`,
-          request: {
-            message: args,
-            conversation_id: context.users.conversationId(scopeOf(call), agent.name),
-            trace_id: `discord-${messageId}-${agent.name}`.slice(0, 100),
-          },
+          conversationId: conversationOf(call),
           showUsage: user.debug,
         });
       }

@@ -1,19 +1,20 @@
 import type { Clock } from '@openlegion/infra/clock';
 import type { ChannelMesh } from '@openlegion/protocol';
 import type { Logger } from 'pino';
-import type { DiscordPairing } from './discord-pairing.js';
-import type { DiscordRelay } from './discord-relay.js';
+import type { ChannelPairing } from '../core/channel-pairing.js';
+import type { ChannelUser, ChannelUsers } from '../core/channel-users.js';
+import type { InboundMessage } from '../core/delivery-contract.js';
 import type { DiscordButton, DiscordReplies, DiscordRest } from './discord-replies.js';
-import type { DiscordUser, DiscordUsers } from './discord-users.js';
 
 /** What the event handlers work with; one per running channel. */
 export interface DiscordContext {
   rest: DiscordRest;
   replies: DiscordReplies;
   mesh: ChannelMesh;
-  users: DiscordUsers;
-  pairing: DiscordPairing;
-  relay: DiscordRelay;
+  users: ChannelUsers;
+  pairing: ChannelPairing<string, ChannelUser>;
+  /** Hand a chat to the delivery core (spooled, answered once); false for a platform id seen before. */
+  submit(message: Omit<InboundMessage, 'channel' | 'receivedAt'>): boolean;
   clock: Clock;
   logger: Logger;
   /** The bot's own user id (mentions of it address the bot). */
@@ -21,7 +22,6 @@ export interface DiscordContext {
   defaultAgent: string | undefined;
   /** Server channels the bot answers in (when mentioned); DMs always. */
   allowedChannels: ReadonlySet<string>;
-  whenBusy: 'steer' | 'queue';
   /** The DM channel of a user (POST /users/@me/channels, remembered). */
   dmChannel(userId: string): Promise<string>;
 }
@@ -41,9 +41,20 @@ export async function say(
 }
 
 /** The agent a user's messages go to: their choice, else the default agent, else the first. */
-export function activeAgentOf(context: DiscordContext, user: DiscordUser): string | undefined {
+export function activeAgentOf(context: DiscordContext, user: ChannelUser): string | undefined {
   const names = context.mesh.agents().map((agent) => agent.name);
   if (user.activeAgent && names.includes(user.activeAgent)) return user.activeAgent;
   if (context.defaultAgent && names.includes(context.defaultAgent)) return context.defaultAgent;
   return names[0];
+}
+
+/**
+ * The agent conversation of a DM (the person's) or a server channel (shared by its paired
+ * members, so what is said in a server never lands in anyone's DM conversation).
+ */
+export function discordConversationId(
+  place: { channelId: string; inGuild: boolean },
+  userId: string,
+): string {
+  return place.inGuild ? `discord-channel${place.channelId}` : `discord-${userId}`;
 }

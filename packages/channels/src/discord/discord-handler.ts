@@ -3,10 +3,9 @@ import { Routes } from 'discord.js';
 import { looksLikeSecret } from '../telegram/secret-detector.js';
 import { APPROVAL_BUTTON_PREFIX, pressApprovalButton } from './discord-approvals.js';
 import { DISCORD_COMMANDS, switchAgent, USE_AGENT_BUTTON_PREFIX } from './discord-commands.js';
-import { activeAgentOf, type DiscordContext, say } from './discord-context.js';
+import { activeAgentOf, type DiscordContext, discordConversationId, say } from './discord-context.js';
 import type { DiscordInbound } from './discord-inbound.js';
 import { parseCommand } from './discord-inbound.js';
-import { conversationScope } from './discord-users.js';
 
 type MessageInbound = Extract<DiscordInbound, { kind: 'message' }>;
 type ButtonInbound = Extract<DiscordInbound, { kind: 'button' }>;
@@ -75,16 +74,17 @@ async function handleMessage(context: DiscordContext, message: MessageInbound): 
   if (text === '') return;
   const agent = activeAgentOf(context, user);
   if (!agent) return say(context, channelId, 'No agents are running.');
-  void context.relay.start({
-    channelId,
-    ...(message.inGuild ? { replyTo: id } : {}),
+  // A DM is where the bot reaches its owner (notices, approvals, mirrored replies).
+  if (!message.inGuild && user.ownerConversation !== channelId)
+    context.users.setConversation(user.userId, channelId);
+  context.submit({
+    platformId: id,
+    conversation: channelId,
+    sender: user.userId,
     agent,
-    request: {
-      message: text,
-      conversation_id: context.users.conversationId(conversationScope(message, user.userId), agent),
-      trace_id: `discord-${id}`,
-      ...(context.whenBusy === 'steer' ? { mode: 'steer' as const } : {}),
-    },
+    text,
+    ...(message.inGuild ? { replyTo: id } : {}),
+    conversationId: discordConversationId(message, user.userId),
     showUsage: user.debug,
   });
 }
@@ -97,6 +97,7 @@ async function pair(context: DiscordContext, message: MessageInbound, code: stri
   switch (outcome.kind) {
     case 'paired':
       log.info({ role: outcome.user.role }, 'discord user paired');
+      context.users.setConversation(author.id, channelId);
       return say(
         context,
         channelId,

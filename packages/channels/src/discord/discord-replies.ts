@@ -1,5 +1,14 @@
+import type { Clock } from '@openlegion/infra/clock';
+import { OpenLegionError } from '@openlegion/protocol';
 import { Routes } from 'discord.js';
+import type { Logger } from 'pino';
 import type { PlatformReplies } from '../core/delivery-contract.js';
+
+/**
+ * How long a channel that answered 403 is not written to again: the core's retries of a reply
+ * there fail at once instead of calling Discord (no retry storm on a channel the bot may not use).
+ */
+export const FORBIDDEN_CHANNEL_MS = 10 * 60_000;
 
 /** Discord refuses a message whose content is longer than this. */
 export const DISCORD_MESSAGE_CHARS = 2_000;
@@ -49,8 +58,13 @@ const NO_MENTIONS = { parse: [] as string[] };
  */
 export class DiscordReplies implements PlatformReplies {
   readonly maxMessageChars = DISCORD_MESSAGE_CHARS;
+  /** Channels that answered 403, until when they are left alone. */
+  readonly #forbidden = new Map<string, number>();
 
-  constructor(private readonly rest: DiscordRest) {}
+  constructor(
+    private readonly rest: DiscordRest,
+    private readonly deps: { clock: Clock; logger: Logger },
+  ) {}
 
   render(markdown: string): string {
     return markdown;
@@ -61,24 +75,61 @@ export class DiscordReplies implements PlatformReplies {
     text: string,
     options: { replyTo?: string; buttons?: readonly DiscordButton[] } = {},
   ): Promise<string> {
-    const message = (await this.rest.post(Routes.channelMessages(conversation), {
-      body: {
-        content: text,
-        allowed_mentions: NO_MENTIONS,
-        ...(options.replyTo
-          ? { message_reference: { message_id: options.replyTo, fail_if_not_exists: false } }
-          : {}),
-        ...(options.buttons?.length ? { components: actionRows(options.buttons) } : {}),
-      },
-    })) as { id: string };
+    this.#refuseForbidden(conversation);
+    const message = (await this.#call(conversation, () =>
+      this.rest.post(Routes.channelMessages(conversation), {
+        body: {
+          content: text,
+          allowed_mentions: NO_MENTIONS,
+          ...(options.replyTo
+            ? { message_reference: { message_id: options.replyTo, fail_if_not_exists: false } }
+            : {}),
+          ...(options.buttons?.length ? { components: actionRows(options.buttons) } : {}),
+        },
+      }),
+    )) as { id: string };
     return message.id;
   }
 
   async edit(conversation: string, messageId: string, text: string): Promise<void> {
-    await this.rest.patch(Routes.channelMessage(conversation, messageId), {
-      body: { content: text, allowed_mentions: NO_MENTIONS },
-    });
+    this.#refuseForbidden(conversation);
+    await this.#call(conversation, () =>
+      this.rest.patch(Routes.channelMessage(conversation, messageId), {
+        body: { content: text, allowed_mentions: NO_MENTIONS },
+      }),
+    );
   }
+
+  async #call<T>(conversation: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isForbidden(error)) {
+        this.#forbidden.set(conversation, this.deps.clock.now() + FORBIDDEN_CHANNEL_MS);
+        this.deps.logger.warn(
+          { err: error, channel: conversation },
+          'discord: the bot may not post in this channel (403); replies there fail until its permissions are fixed',
+        );
+        throw forbiddenError(conversation);
+      }
+      throw error;
+    }
+  }
+
+  #refuseForbidden(conversation: string): void {
+    const until = this.#forbidden.get(conversation);
+    if (until === undefined) return;
+    if (until > this.deps.clock.now()) throw forbiddenError(conversation);
+    this.#forbidden.delete(conversation);
+  }
+}
+
+function forbiddenError(channel: string): OpenLegionError {
+  return new OpenLegionError(
+    'CHAN_API_ERROR',
+    `Discord: the bot may not post in channel ${channel} (403 Missing Permissions); give it Send Messages there, then retry the dead letter`,
+    { details: { channel: 'discord', discord_channel: channel, status: 403 } },
+  );
 }
 
 /** Whether Discord refused because the bot may not post there (403, 50001 Missing Access, 50013 Missing Permissions). */
