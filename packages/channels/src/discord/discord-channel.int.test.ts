@@ -194,6 +194,8 @@ describe('DiscordChannel chat', () => {
       mesh.chats.some((chat) => chat.request.mode === 'steer' && chat.request.message === 'focus on costs'),
     );
     expect(mesh.chats.at(-1)?.agent).toBe('writer');
+    // The steered turn ends before the broadcast, so no reply of it meets a busy agent.
+    await discord.waitFor(() => dm(OWNER).includes('echo: focus on costs'));
     discord.sendDm(OWNER, '/broadcast status?');
     await discord.waitFor(() => dm(OWNER).filter((text) => text.includes('echo: status?')).length === 2);
     expect(

@@ -42,6 +42,8 @@ export interface DiscordChannelOptions {
   gatewayUrl?: string;
   editIntervalMs?: number;
   readyTimeoutMs?: number;
+  /** How long `stop` waits for replies in flight; default {@link DISCORD_STOP_GRACE_MS}. */
+  stopGraceMs?: number;
   /** `channels.discord.mirror`: replies and notices also reach the owner on the other channels. */
   mirror?: boolean;
   /** The channels running in this process (mirroring goes through it). */
@@ -84,6 +86,7 @@ export class DiscordChannel implements Channel {
   #dispatcher: DeliveryDispatcher | undefined;
   #stopNotices: () => void = () => {};
   #unregister: () => void = () => {};
+  #writes = new AbortController();
   #lastCode: PairingCode | undefined;
   #status: DiscordStatus = { state: 'stopped' };
 
@@ -133,7 +136,12 @@ export class DiscordChannel implements Channel {
     }
     this.#client = client;
     this.#handled.prune(this.#clock.now());
-    const replies = new DiscordReplies(client.rest, { clock: this.#clock, logger });
+    this.#writes = new AbortController();
+    const replies = new DiscordReplies(client.rest, {
+      clock: this.#clock,
+      logger,
+      signal: this.#writes.signal,
+    });
     const pacer = new EditPacer(this.#clock, this.#options.editIntervalMs ?? DISCORD_EDIT_INTERVAL_MS);
     const dispatcher = new DeliveryDispatcher({
       channel: 'discord',
@@ -220,10 +228,11 @@ export class DiscordChannel implements Channel {
     await Promise.race([
       dispatcher?.settled(),
       new Promise<void>((resolve) => {
-        grace = this.#clock.setTimeout(resolve, DISCORD_STOP_GRACE_MS);
+        grace = this.#clock.setTimeout(resolve, this.#options.stopGraceMs ?? DISCORD_STOP_GRACE_MS);
       }),
     ]);
     grace?.cancel();
+    this.#writes.abort();
     await dispatcher?.stop();
     await client?.destroy();
     this.#status = { state: 'stopped' };

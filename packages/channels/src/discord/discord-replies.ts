@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '@openlegion/infra/clock';
 import { OpenLegionError } from '@openlegion/protocol';
 import { Routes } from 'discord.js';
@@ -15,8 +16,8 @@ export const DISCORD_MESSAGE_CHARS = 2_000;
 
 /** What the adapter needs of discord.js's REST client (`client.rest`). */
 export interface DiscordRest {
-  post(route: `/${string}`, options: { body: unknown }): Promise<unknown>;
-  patch(route: `/${string}`, options: { body: unknown }): Promise<unknown>;
+  post(route: `/${string}`, options: { body: unknown; signal?: AbortSignal }): Promise<unknown>;
+  patch(route: `/${string}`, options: { body: unknown; signal?: AbortSignal }): Promise<unknown>;
 }
 
 /** A button under a message: Discord's component, reduced to what the channel sends. */
@@ -63,7 +64,15 @@ export class DiscordReplies implements PlatformReplies {
 
   constructor(
     private readonly rest: DiscordRest,
-    private readonly deps: { clock: Clock; logger: Logger },
+    private readonly deps: {
+      clock: Clock;
+      logger: Logger;
+      /**
+       * Aborted at the channel's stop: writes still queued in discord.js (behind a rate limit) are
+       * dropped, not sent after the spool was handed to the next start, which would post them again.
+       */
+      signal?: AbortSignal;
+    },
   ) {}
 
   render(markdown: string): string {
@@ -73,9 +82,10 @@ export class DiscordReplies implements PlatformReplies {
   async send(
     conversation: string,
     text: string,
-    options: { replyTo?: string; buttons?: readonly DiscordButton[] } = {},
+    options: { replyTo?: string; buttons?: readonly DiscordButton[]; key?: string } = {},
   ): Promise<string> {
     this.#refuseForbidden(conversation);
+    const nonce = options.key ? nonceOf(options.key) : undefined;
     const message = (await this.#call(conversation, () =>
       this.rest.post(Routes.channelMessages(conversation), {
         body: {
@@ -85,9 +95,14 @@ export class DiscordReplies implements PlatformReplies {
             ? { message_reference: { message_id: options.replyTo, fail_if_not_exists: false } }
             : {}),
           ...(options.buttons?.length ? { components: actionRows(options.buttons) } : {}),
+          ...(nonce ? { nonce, enforce_nonce: true } : {}),
         },
+        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
       }),
-    )) as { id: string };
+    )) as { id: string; content?: string };
+    // A repeated nonce returns the message made the first time, with its first text: bring it up to date.
+    if (nonce && message.content !== undefined && message.content !== text)
+      await this.edit(conversation, message.id, text);
     return message.id;
   }
 
@@ -96,6 +111,7 @@ export class DiscordReplies implements PlatformReplies {
     await this.#call(conversation, () =>
       this.rest.patch(Routes.channelMessage(conversation, messageId), {
         body: { content: text, allowed_mentions: NO_MENTIONS },
+        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
       }),
     );
   }
@@ -122,6 +138,11 @@ export class DiscordReplies implements PlatformReplies {
     if (until > this.deps.clock.now()) throw forbiddenError(conversation);
     this.#forbidden.delete(conversation);
   }
+}
+
+/** Discord's nonce: at most 25 characters, the same for the same key. */
+export function nonceOf(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 25);
 }
 
 function forbiddenError(channel: string): OpenLegionError {

@@ -36,7 +36,9 @@ export interface FakeDiscordCall {
 export type FakeDiscordFault =
   | { kind: 'rate-limit'; retryAfterSeconds: number; global?: boolean }
   | { kind: 'forbidden' }
-  | { kind: 'server-error'; status?: number };
+  | { kind: 'server-error'; status?: number }
+  /** Answer as usual, after a pause. */
+  | { kind: 'delay'; ms: number };
 
 /** What a gateway connection did, for tests that check the wire. */
 export interface FakeGatewayEvent {

@@ -49,6 +49,8 @@ export interface FakeDiscord {
   messages: FakeDiscordBotMessage[];
   /** Interaction callbacks the bot sent (type 4 message, 6 deferred update, 7 update message, ...). */
   interactionCallbacks: { interactionId: string; type: number; data: unknown }[];
+  /** How many sends repeated a nonce (and got the message made the first time). */
+  readonly nonceRepeats: number;
   /** Gateway frames in and out. */
   gatewayEvents: FakeGatewayEvent[];
   /** A person writes to the bot in a DM; returns the message's id (the dispatch carries it). */
@@ -122,6 +124,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const messages: FakeDiscordBotMessage[] = [];
   const interactionCallbacks: FakeDiscord['interactionCallbacks'] = [];
   const dmChannels = new Map<string, string>();
+  const byNonce = new Map<string, FakeDiscordBotMessage>();
+  let nonceRepeats = 0;
   const sentByPeople = new Map<string, unknown>();
   const faults: { route: string; fault: FakeDiscordFault; left: number }[] = [];
   const lifetime = new AbortController();
@@ -219,6 +223,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     if (!call.authorized && !matched.candidate.name.startsWith('POST /interactions'))
       return answer(401, { message: '401: Unauthorized', code: 0 });
     const fault = takeFault(matched.candidate.name);
+    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     if (fault?.kind === 'rate-limit') {
       call.status = 429;
       res.writeHead(429, {
@@ -245,6 +250,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       components?: unknown[];
       message_reference?: { message_id?: string };
       recipient_id?: string;
+      nonce?: string | number;
+      enforce_nonce?: boolean;
       type?: number;
       data?: { content?: string; components?: unknown[] };
     };
@@ -264,6 +271,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       case 'POST /channels/:id/messages': {
         const channelId = String(first);
         if (forbidden.has(channelId)) return answer(403, { message: 'Missing Permissions', code: 50013 });
+        // Discord's idempotent send: a nonce seen before (with enforce_nonce) returns the message it made.
+        const repeated =
+          fields.enforce_nonce && fields.nonce !== undefined
+            ? byNonce.get(`${channelId}:${fields.nonce}`)
+            : undefined;
+        if (repeated) {
+          nonceRepeats += 1;
+          return answer(
+            200,
+            messageObject({
+              id: repeated.id,
+              channelId,
+              author: bot,
+              content: repeated.content,
+              components: repeated.components,
+            }),
+          );
+        }
         const content = fields.content ?? '';
         if (content.length > DISCORD_MESSAGE_LIMIT || (content === '' && !fields.components?.length))
           return answer(400, invalidContent(content));
@@ -277,6 +302,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
           via_interaction: false,
         };
         messages.push(message);
+        if (fields.enforce_nonce && fields.nonce !== undefined)
+          byNonce.set(`${channelId}:${fields.nonce}`, message);
         return answer(
           200,
           messageObject({ id: message.id, channelId, author: bot, content, components: message.components }),
@@ -351,6 +378,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     messages,
     interactionCallbacks,
     gatewayEvents: gateway.events,
+    get nonceRepeats() {
+      return nonceRepeats;
+    },
     sendDm(from, text) {
       const id = newId();
       const message = messageObject({ id, channelId: dmChannelOf(from.id), author: from, content: text });
