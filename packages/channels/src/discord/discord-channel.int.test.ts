@@ -217,10 +217,10 @@ describe('DiscordChannel approvals', () => {
         agent: 'researcher',
         tool: 'shell_exec',
         arguments_preview: '{"command":"ls"}',
-        requested_at: Date.now(),
+        waiting_since: Date.now(),
         expires_at: Date.now() + 60_000,
       },
-    } as Parameters<FakeChannelMesh['notify']>[0]);
+    });
     const offer = await discord.waitFor(() =>
       discord
         .messagesIn(discord.dmChannelOf(OWNER.id))
