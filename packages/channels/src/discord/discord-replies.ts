@@ -61,6 +61,8 @@ export class DiscordReplies implements PlatformReplies {
   readonly maxMessageChars = DISCORD_MESSAGE_CHARS;
   /** Channels that answered 403, until when they are left alone. */
   readonly #forbidden = new Map<string, number>();
+  /** The writes in flight, aborted together when `deps.signal` is. */
+  readonly #live = new Set<AbortController>();
 
   constructor(
     private readonly rest: DiscordRest,
@@ -73,7 +75,15 @@ export class DiscordReplies implements PlatformReplies {
        */
       signal?: AbortSignal;
     },
-  ) {}
+  ) {
+    deps.signal?.addEventListener(
+      'abort',
+      () => {
+        for (const controller of this.#live) controller.abort();
+      },
+      { once: true },
+    );
+  }
 
   render(markdown: string): string {
     return markdown;
@@ -86,7 +96,7 @@ export class DiscordReplies implements PlatformReplies {
   ): Promise<string> {
     this.#refuseForbidden(conversation);
     const nonce = options.key ? nonceOf(options.key) : undefined;
-    const message = (await this.#call(conversation, () =>
+    const message = (await this.#call(conversation, (signal) =>
       this.rest.post(Routes.channelMessages(conversation), {
         body: {
           content: text,
@@ -97,7 +107,7 @@ export class DiscordReplies implements PlatformReplies {
           ...(options.buttons?.length ? { components: actionRows(options.buttons) } : {}),
           ...(nonce ? { nonce, enforce_nonce: true } : {}),
         },
-        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
+        signal,
       }),
     )) as { id: string; content?: string };
     // A repeated nonce returns the message made the first time, with its first text: bring it up to date.
@@ -108,17 +118,25 @@ export class DiscordReplies implements PlatformReplies {
 
   async edit(conversation: string, messageId: string, text: string): Promise<void> {
     this.#refuseForbidden(conversation);
-    await this.#call(conversation, () =>
+    await this.#call(conversation, (signal) =>
       this.rest.patch(Routes.channelMessage(conversation, messageId), {
         body: { content: text, allowed_mentions: NO_MENTIONS },
-        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
+        signal,
       }),
     );
   }
 
-  async #call<T>(conversation: string, write: () => Promise<T>): Promise<T> {
+  /**
+   * One write with its own abort signal (discord.js adds a listener to the signal of every request
+   * and never removes it: one long-lived signal would collect a listener per message), aborted
+   * with the rest at the channel's stop.
+   */
+  async #call<T>(conversation: string, write: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    if (this.deps.signal?.aborted) controller.abort();
+    this.#live.add(controller);
     try {
-      return await write();
+      return await write(controller.signal);
     } catch (error) {
       if (isForbidden(error)) {
         this.#forbidden.set(conversation, this.deps.clock.now() + FORBIDDEN_CHANNEL_MS);
@@ -129,6 +147,8 @@ export class DiscordReplies implements PlatformReplies {
         throw forbiddenError(conversation);
       }
       throw error;
+    } finally {
+      this.#live.delete(controller);
     }
   }
 
