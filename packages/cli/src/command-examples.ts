@@ -54,6 +54,9 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'workflow reject': 'openlegion workflow reject run-m3x9k2ab-7f2c1e approve --note "off-brand"',
   'telegram status': 'openlegion telegram status --json',
   'telegram revoke': 'openlegion telegram revoke 123456789',
+  'discord pair': 'openlegion discord pair',
+  'discord status': 'openlegion discord status --json',
+  'discord revoke': 'openlegion discord revoke 80351110224678912',
 };
 
 /** The path of a command below the program: `cron list`. */

@@ -6,6 +6,7 @@ import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js'
 import { registerApprovalCommands } from './commands/approvals.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
+import { registerDiscordCommands } from './commands/discord.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerInstructionsCommand } from './commands/instructions.js';
 import { registerK8sCommands } from './commands/k8s.js';
@@ -138,6 +139,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerSubagentsCommand(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
+  registerDiscordCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerApprovalCommands(program, kit);
   registerMeshCommands(program, kit);

@@ -11,7 +11,7 @@ type MessageInbound = Extract<DiscordInbound, { kind: 'message' }>;
 type ButtonInbound = Extract<DiscordInbound, { kind: 'button' }>;
 
 export const HOW_TO_PAIR =
-  'This bot answers paired users only. Ask its owner for a pairing code (printed when the mesh starts), then send `/pair CODE` to me in a DM.';
+  'This bot answers paired users only. Ask its owner for a pairing code (`openlegion discord pair`), then send `/pair CODE` to me in a DM.';
 
 const SECRET_WARNING =
   'That looks like an API key or token, so it was not sent to the agent. Keys never go through chat: set them on the host (`openlegion vault set NAME`). Delete your message.';
