@@ -206,6 +206,31 @@ describe('DiscordChannel chat', () => {
   });
 });
 
+describe('DiscordChannel slash commands', () => {
+  it('registers them at start and runs one like its text command, answering the interaction at once', async () => {
+    await pairedChannel();
+    await discord.waitFor(() => discord.registeredCommands.length === 1);
+    const names = (discord.registeredCommands[0] as { name: string }[]).map((command) => command.name);
+    expect(names).toEqual(expect.arrayContaining(['agents', 'use', 'steer', 'broadcast', 'pair']));
+    const dmPlace = { channelId: discord.dmChannelOf(OWNER.id) };
+    discord.sendSlashCommand(OWNER, dmPlace, 'use', { name: 'writer' });
+    await discord.waitFor(() => dm(OWNER).includes('Now talking to writer.'));
+    expect(discord.interactionCallbacks.at(-1)).toMatchObject({
+      type: 4,
+      data: { content: '`/use writer`' },
+    });
+    // Outside allowed_channels only the person who typed it hears back; a code is never echoed.
+    discord.sendSlashCommand(OWNER, OTHER_CHANNEL, 'agents');
+    discord.sendSlashCommand(FRIEND, dmPlace, 'pair', { code: 'ABCD2345' });
+    await discord.waitFor(() => discord.interactionCallbacks.length === 3);
+    expect(discord.interactionCallbacks.slice(1).map((callback) => callback.data)).toEqual([
+      { content: 'I do not answer in this channel.', flags: 64 },
+      { content: 'Pairing…', flags: 64 },
+    ]);
+    expect(discord.messagesIn(OTHER_CHANNEL.channelId)).toEqual([]);
+  });
+});
+
 describe('DiscordChannel approvals', () => {
   it('offers an approval to the owner with buttons; pressing Approve decides it and removes the buttons', async () => {
     await pairedChannel();

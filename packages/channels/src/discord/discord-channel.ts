@@ -16,6 +16,7 @@ import { handleInbound } from './discord-handler.js';
 import { type DiscordInbound, toInboundInteraction, toInboundMessage } from './discord-inbound.js';
 import { DiscordReplies } from './discord-replies.js';
 import { HandledMessages } from './handled-messages.js';
+import { SLASH_COMMANDS } from './slash-commands.js';
 
 /**
  * Discord allows five edits per message per five seconds; one write round per channel per second
@@ -185,6 +186,7 @@ export class DiscordChannel implements Channel {
       void this.#takeIn('interaction', data, toInboundInteraction);
     });
     this.#watchConnection(client);
+    void this.#registerSlashCommands(client);
     // Messages a stopped or killed process left accepted or running are answered now.
     dispatcher.start();
     const context = this.#context;
@@ -265,7 +267,11 @@ export class DiscordChannel implements Channel {
     if (!context) return;
     const inbound = parse(raw);
     const id =
-      inbound.kind === 'message' ? inbound.id : inbound.kind === 'button' ? inbound.interactionId : undefined;
+      inbound.kind === 'message'
+        ? inbound.id
+        : inbound.kind === 'ignored'
+          ? undefined
+          : inbound.interactionId;
     try {
       if (id !== undefined && !this.#handled.claim(id, this.#clock.now())) {
         context.logger.info({ [kind]: id }, 'discord: replayed event dropped (already handled)');
@@ -299,6 +305,20 @@ export class DiscordChannel implements Channel {
       logger.error({ code: event.code }, 'discord: gateway closed for good; the channel stops receiving');
     });
     client.on(Events.Error, (error) => logger.warn({ err: error }, 'discord: client error'));
+  }
+
+  /** Register the slash commands (a bulk overwrite: the same list on every start). Best effort. */
+  async #registerSlashCommands(client: Client): Promise<void> {
+    const applicationId = client.application?.id ?? client.user?.id;
+    if (!applicationId) return;
+    try {
+      await client.rest.put(Routes.applicationCommands(applicationId), { body: SLASH_COMMANDS });
+    } catch (error) {
+      this.#options.logger.warn(
+        { err: error },
+        'discord: slash commands not registered; text commands still work',
+      );
+    }
   }
 
   async #dmChannel(userId: string): Promise<string> {

@@ -9,6 +9,7 @@ import { parseCommand } from './discord-inbound.js';
 
 type MessageInbound = Extract<DiscordInbound, { kind: 'message' }>;
 type ButtonInbound = Extract<DiscordInbound, { kind: 'button' }>;
+type CommandInbound = Extract<DiscordInbound, { kind: 'command' }>;
 
 export const HOW_TO_PAIR =
   'This bot answers paired users only. Ask its owner for a pairing code (`openlegion discord pair`), then send `/pair CODE` to me in a DM.';
@@ -25,6 +26,7 @@ const EPHEMERAL = 1 << 6;
 export async function handleInbound(context: DiscordContext, inbound: DiscordInbound): Promise<void> {
   if (inbound.kind === 'message') return handleMessage(context, inbound);
   if (inbound.kind === 'button') return handleButton(context, inbound);
+  if (inbound.kind === 'command') return handleSlashCommand(context, inbound);
   context.logger.debug({ reason: inbound.reason }, 'discord event ignored');
 }
 
@@ -145,4 +147,41 @@ async function handleButton(context: DiscordContext, button: ButtonInbound): Pro
   if (button.customId.startsWith(USE_AGENT_BUTTON_PREFIX))
     return ephemeral(switchAgent(context, user, button.customId.slice(USE_AGENT_BUTTON_PREFIX.length)));
   return ephemeral('That button is not understood.');
+}
+
+/**
+ * A slash command: answered at once (Discord wants an answer within three seconds) by showing the
+ * command, then run as the text command it stands for. In a server channel outside
+ * `allowed_channels` only the person who typed it is told.
+ */
+async function handleSlashCommand(context: DiscordContext, command: CommandInbound): Promise<void> {
+  const allowed = !command.inGuild || context.allowedChannels.has(command.channelId);
+  try {
+    await context.rest.post(Routes.interactionCallback(command.interactionId, command.interactionToken), {
+      body: {
+        type: CALLBACK.CHANNEL_MESSAGE,
+        data: !allowed
+          ? { content: 'I do not answer in this channel.', flags: EPHEMERAL }
+          : command.text.startsWith('/pair')
+            ? // A code is never shown back where others could read it.
+              { content: 'Pairing…', flags: EPHEMERAL }
+            : {
+                content: `\`${command.text.replace(/`/g, "'").slice(0, 1_900)}\``,
+                allowed_mentions: { parse: [] },
+              },
+      },
+    });
+  } catch (error) {
+    context.logger.warn({ err: error }, 'discord: slash command answer failed');
+  }
+  if (!allowed) return;
+  await handleMessage(context, {
+    kind: 'message',
+    id: command.interactionId,
+    channelId: command.channelId,
+    inGuild: command.inGuild,
+    author: command.user,
+    text: command.text,
+    mentioned: true,
+  });
 }

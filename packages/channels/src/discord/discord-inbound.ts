@@ -28,6 +28,16 @@ export type DiscordInbound =
       /** The content of the message the button is under. */
       messageContent: string;
     }
+  | {
+      kind: 'command';
+      interactionId: string;
+      interactionToken: string;
+      channelId: string;
+      inGuild: boolean;
+      user: DiscordPerson;
+      /** The slash command as the text command it stands for: `/use writer`. */
+      text: string;
+    }
   | { kind: 'ignored'; reason: string };
 
 type Raw = Record<string, unknown>;
@@ -73,6 +83,22 @@ export function toInboundInteraction(data: unknown): DiscordInbound {
   const channelId = string(interaction?.channel_id);
   const user = personOf(record(interaction?.user) ?? record(record(interaction?.member)?.user));
   const customId = string(record(interaction?.data)?.custom_id);
+  if (interaction?.type === 2 && interactionId && interactionToken && channelId && user) {
+    const data = record(interaction.data);
+    const name = string(data?.name);
+    if (!name) return { kind: 'ignored', reason: 'malformed command' };
+    const options = Array.isArray(data?.options) ? data.options : [];
+    const args = options.map((option) => String(record(option)?.value ?? '')).join(' ');
+    return {
+      kind: 'command',
+      interactionId,
+      interactionToken,
+      channelId,
+      inGuild: typeof interaction.guild_id === 'string',
+      user: { id: user.id, name: user.name },
+      text: `/${name}${args ? ` ${args}` : ''}`,
+    };
+  }
   if (interaction?.type !== 3)
     return { kind: 'ignored', reason: `interaction type ${String(interaction?.type)}` };
   if (!interactionId || !interactionToken || !channelId || !user || !customId)

@@ -64,6 +64,15 @@ export interface FakeDiscord {
   ): string;
   /** A person presses a button (custom_id) under one of the bot's messages: INTERACTION_CREATE. */
   pressButton(from: FakeDiscordUser, message: FakeDiscordBotMessage, customId: string): string;
+  /** A person runs a slash command (`/use` with `name: writer`): INTERACTION_CREATE type 2. */
+  sendSlashCommand(
+    from: FakeDiscordUser,
+    place: FakeDiscordPlace,
+    name: string,
+    options?: Record<string, string>,
+  ): string;
+  /** Every command list the bot registered (PUT /applications/ID/commands), in order. */
+  registeredCommands: unknown[][];
   /** Dispatch the MESSAGE_CREATE of `messageId` again with a new sequence (Discord replaying it). */
   replay(messageId: string): void;
   /** The DM channel of a person (created on first use, as POST /users/@me/channels does). */
@@ -125,6 +134,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const interactionCallbacks: FakeDiscord['interactionCallbacks'] = [];
   const dmChannels = new Map<string, string>();
   const byNonce = new Map<string, FakeDiscordBotMessage>();
+  const registeredCommands: unknown[][] = [];
   let nonceRepeats = 0;
   const sentByPeople = new Map<string, unknown>();
   const faults: { route: string; fault: FakeDiscordFault; left: number }[] = [];
@@ -351,6 +361,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         return answer(204);
       }
       case 'PUT /applications/:id/commands':
+        registeredCommands.push(Array.isArray(body) ? body : []);
         return answer(200, Array.isArray(body) ? body.map((command) => ({ ...command, id: newId() })) : []);
     }
     return answer(404, { message: '404: Not Found', code: 0 });
@@ -432,6 +443,35 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       });
       return id;
     },
+    sendSlashCommand(from, place, name, options = {}) {
+      const id = newId();
+      const inDm = place.guildId === undefined;
+      gateway.dispatch('INTERACTION_CREATE', {
+        id,
+        application_id: applicationId,
+        type: 2,
+        token: `interaction-token-${id}`,
+        version: 1,
+        channel_id: place.channelId,
+        ...(inDm
+          ? { user: person(from) }
+          : { guild_id: place.guildId, member: { user: person(from), roles: [] } }),
+        data: {
+          id: newId(),
+          name,
+          type: 1,
+          options: Object.entries(options).map(([option, value]) => ({ name: option, type: 3, value })),
+        },
+        locale: 'en-US',
+        app_permissions: '0',
+        entitlements: [],
+        authorizing_integration_owners: inDm ? { '1': from.id } : { '0': place.guildId },
+        context: inDm ? 1 : 0,
+        attachment_size_limit: 10_485_760,
+      });
+      return id;
+    },
+    registeredCommands,
     replay(messageId) {
       const message = sentByPeople.get(messageId);
       if (!message) throw new Error(`no message ${messageId} was sent by a person`);
