@@ -32,9 +32,12 @@ export { escapeMarkdown } from './core/reply-lines.js';
 export { ReplyStream, type ReplyStreamOptions } from './core/reply-stream.js';
 export { splitReply } from './core/split-reply.js';
 export {
+  ConnectionStatus as DiscordConnectionStatus,
+  type DiscordStatus,
+} from './discord/connection-status.js';
+export {
   DiscordChannel,
   type DiscordChannelOptions,
-  type DiscordStatus,
 } from './discord/discord-channel.js';
 export { DISCORD_FEATURE, DISCORD_MIGRATIONS } from './discord/discord-migrations.js';
 export { DISCORD_MESSAGE_CHARS, DiscordReplies } from './discord/discord-replies.js';

@@ -9,6 +9,7 @@ import { type ChannelUser, ChannelUsers } from '../core/channel-users.js';
 import { DeliveryDispatcher } from '../core/delivery-dispatcher.js';
 import { DeliverySpool } from '../core/delivery-spool.js';
 import { EditPacer } from '../core/edit-pacer.js';
+import { ConnectionStatus, type DiscordStatus } from './connection-status.js';
 import { tellOwner } from './discord-approvals.js';
 import type { DiscordContext } from './discord-context.js';
 import { connectDiscordClient, createDiscordClient } from './discord-gateway-client.js';
@@ -54,15 +55,6 @@ export interface DiscordChannelOptions {
   backoffMs?: (attempt: number) => number;
 }
 
-/** Where the channel stands, for `openlegion status` and the log. */
-export interface DiscordStatus {
-  state: 'stopped' | 'starting' | 'ready' | 'reconnecting' | 'failed';
-  /** Why it failed or reconnects, in words the operator can act on. */
-  detail?: string;
-  /** The error code of a failure (CHAN_TOKEN_REJECTED, CHAN_INTENT_MISSING, CHAN_UNREACHABLE). */
-  code?: string;
-}
-
 /**
  * Discord as a chat channel of the mesh (discord.js over the Gateway and REST): paired users talk
  * to agents in DMs, or by mentioning the bot in the server channels of `allowed_channels`; replies
@@ -89,7 +81,8 @@ export class DiscordChannel implements Channel {
   #unregister: () => void = () => {};
   #writes = new AbortController();
   #lastCode: PairingCode | undefined;
-  #status: DiscordStatus = { state: 'stopped' };
+  #status: DiscordStatus = { state: 'stopped', at: 0 };
+  readonly #statusStore: ConnectionStatus;
 
   constructor(options: DiscordChannelOptions) {
     this.#options = options;
@@ -99,10 +92,21 @@ export class DiscordChannel implements Channel {
     this.users = new ChannelUsers(options.db, 'discord');
     this.pairing = new ChannelPairing(options.db, this.users, this.#clock, sharedPairingTables('discord'));
     this.#handled = new HandledMessages(options.db);
+    this.#statusStore = new ConnectionStatus(options.db);
   }
 
   get status(): DiscordStatus {
     return this.#status;
+  }
+
+  #setStatus(status: Omit<DiscordStatus, 'at'>): void {
+    this.#status = { ...status, at: this.#clock.now() };
+    try {
+      this.#statusStore.save(this.#status);
+    } catch (error) {
+      // A status is for the operator's eyes; failing to keep it never stops the channel.
+      this.#options.logger.warn({ err: error }, 'discord: status not saved');
+    }
   }
 
   /** The bot's user once started: its id and name. */
@@ -117,7 +121,7 @@ export class DiscordChannel implements Channel {
    */
   async start(mesh: ChannelMesh): Promise<void> {
     const { logger } = this.#options;
-    this.#status = { state: 'starting' };
+    this.#setStatus({ state: 'starting' });
     const client = createDiscordClient({
       logger,
       ...(this.#options.apiRoot ? { apiRoot: this.#options.apiRoot } : {}),
@@ -127,11 +131,11 @@ export class DiscordChannel implements Channel {
       await connectDiscordClient(client, this.#options.token, this.#options.readyTimeoutMs);
     } catch (error) {
       const failed = error as { code?: string; message?: string };
-      this.#status = {
+      this.#setStatus({
         state: 'failed',
         detail: failed.message ?? String(error),
         ...(failed.code ? { code: failed.code } : {}),
-      };
+      });
       logger.error({ err: error, code: failed.code }, 'discord channel not started');
       throw error;
     }
@@ -208,7 +212,7 @@ export class DiscordChannel implements Channel {
       );
       if (!notice.approval) void this.#options.registry?.mirrorNotice('discord', notice.text);
     });
-    this.#status = { state: 'ready' };
+    this.#setStatus({ state: 'ready' });
     logger.info({ bot: client.user?.username }, 'discord channel started');
   }
 
@@ -237,7 +241,7 @@ export class DiscordChannel implements Channel {
     this.#writes.abort();
     await dispatcher?.stop();
     await client?.destroy();
-    this.#status = { state: 'stopped' };
+    this.#setStatus({ state: 'stopped' });
   }
 
   ownerPaired(): boolean {
@@ -286,22 +290,22 @@ export class DiscordChannel implements Channel {
   #watchConnection(client: Client): void {
     const { logger } = this.#options;
     client.on(Events.ShardReconnecting, () => {
-      this.#status = { state: 'reconnecting', detail: 'gateway connection lost; resuming' };
+      this.#setStatus({ state: 'reconnecting', detail: 'gateway connection lost; resuming' });
       logger.warn('discord: gateway reconnecting');
     });
     client.on(Events.ShardResume, (_id, replayed) => {
-      this.#status = { state: 'ready' };
+      this.#setStatus({ state: 'ready' });
       logger.info({ replayed }, 'discord: gateway resumed');
     });
     client.on(Events.ShardReady, () => {
-      if (this.#status.state === 'reconnecting') this.#status = { state: 'ready' };
+      if (this.#status.state === 'reconnecting') this.#setStatus({ state: 'ready' });
     });
     client.on(Events.ShardDisconnect, (event) => {
-      this.#status = {
+      this.#setStatus({
         state: 'failed',
         code: event.code === 4014 ? 'CHAN_INTENT_MISSING' : 'CHAN_UNREACHABLE',
         detail: `gateway closed for good (code ${event.code})`,
-      };
+      });
       logger.error({ code: event.code }, 'discord: gateway closed for good; the channel stops receiving');
     });
     client.on(Events.Error, (error) => logger.warn({ err: error }, 'discord: client error'));

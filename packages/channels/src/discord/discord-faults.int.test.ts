@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDiscordDatabase } from '../../test/discord-database.js';
 import { FakeChannelMesh } from '../../test/fake-channel-mesh.js';
+import { ConnectionStatus } from './connection-status.js';
 import { DiscordChannel, type DiscordChannelOptions } from './discord-channel.js';
 
 const OWNER = { id: '900000000000000001', username: 'ada' };
@@ -86,6 +87,8 @@ describe('DiscordChannel bad input', () => {
         'Discord rejected the bot token (401 Unauthorized); check channels.discord.token (Bot → Reset Token in the developer portal)',
     });
     expect(channel.status).toMatchObject({ state: 'failed', code: 'CHAN_TOKEN_REJECTED' });
+    // Kept in mesh.db for `openlegion discord status`.
+    expect(new ConnectionStatus(db).load()).toMatchObject({ state: 'failed', code: 'CHAN_TOKEN_REJECTED' });
     expect(
       logLines.some(
         (line) => line.msg === 'discord channel not started' && line.code === 'CHAN_TOKEN_REJECTED',

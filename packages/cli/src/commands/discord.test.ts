@@ -1,9 +1,17 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ChannelPairing, ChannelUsers, DeliverySpool, sharedPairingTables } from '@openlegion/channels';
+import {
+  ChannelPairing,
+  ChannelUsers,
+  DeliverySpool,
+  DISCORD_FEATURE,
+  DISCORD_MIGRATIONS,
+  DiscordConnectionStatus,
+  sharedPairingTables,
+} from '@openlegion/channels';
 import { systemClock } from '@openlegion/infra/clock';
-import { openDatabase } from '@openlegion/infra/sqlite';
+import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { capture } from '../../test/captured-output.js';
 import { runCli } from '../program.js';
@@ -60,10 +68,28 @@ describe('openlegion discord', () => {
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual({
       enabled: true,
+      connection: null,
       users: [{ user_id: '42', role: 'owner', name: 'ada', paired_at: '2026-03-01T10:00:00Z' }],
       pending_codes: 1,
       deliveries: { answered: 0, in_progress: 0, dead_letters: 0 },
     });
+  });
+
+  it('shows why the running channel could not connect', async () => {
+    const db = openDatabase(path.join(path.dirname(config), 'data', 'mesh.db'));
+    migrate(db, [{ feature: DISCORD_FEATURE, steps: DISCORD_MIGRATIONS }]);
+    new DiscordConnectionStatus(db).save({
+      state: 'failed',
+      code: 'CHAN_INTENT_MISSING',
+      detail: 'Discord refused the MESSAGE_CONTENT intent (gateway close 4014)',
+      at: Date.parse('2026-03-01T10:00:00Z'),
+    });
+    db.close();
+    const { code, out } = await discord('status');
+    expect(code).toBe(0);
+    expect(out).toContain(
+      'connection: failed (CHAN_INTENT_MISSING) since 2026-03-01T10:00:00Z: Discord refused the MESSAGE_CONTENT intent (gateway close 4014)\n',
+    );
   });
 
   it('revokes a paired user and says so for an unknown one', async () => {

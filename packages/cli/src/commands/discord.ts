@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { loadMeshConfig } from '@openlegion/host/config';
 import { systemClock } from '@openlegion/infra/clock';
-import { openDatabase } from '@openlegion/infra/sqlite';
+import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { OpenLegionError } from '@openlegion/protocol';
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
@@ -13,15 +13,22 @@ import type { CommandKit } from '../command-kit.js';
  */
 async function openDiscordStore(configFile: string) {
   // Loaded here, not at the top: discord.js stays out of every other command's start-up.
-  const { ChannelPairing, ChannelUsers, DeliverySpool, sharedPairingTables } = await import(
-    '@openlegion/channels'
-  );
+  const {
+    ChannelPairing,
+    ChannelUsers,
+    DeliverySpool,
+    DISCORD_FEATURE,
+    DISCORD_MIGRATIONS,
+    DiscordConnectionStatus,
+    sharedPairingTables,
+  } = await import('@openlegion/channels');
   const loaded = await loadMeshConfig(configFile);
   const db = openDatabase(path.join(loaded.dataDir, 'mesh.db'));
+  migrate(db, [{ feature: DISCORD_FEATURE, steps: DISCORD_MIGRATIONS }]);
   const spool = new DeliverySpool(db, systemClock);
   const users = new ChannelUsers(db, 'discord');
   const pairing = new ChannelPairing(db, users, systemClock, sharedPairingTables('discord'));
-  return { loaded, db, users, pairing, spool };
+  return { loaded, db, users, pairing, spool, connection: new DiscordConnectionStatus(db).load() };
 }
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -65,6 +72,15 @@ export function registerDiscordCommands(program: Command, kit: CommandKit): void
           const counts = store.spool.counts('discord');
           const status = {
             enabled: store.loaded.config.channels.discord?.enabled ?? false,
+            /** The running channel's last word on its connection (a failed start included). */
+            connection: store.connection
+              ? {
+                  state: store.connection.state,
+                  ...(store.connection.code ? { code: store.connection.code } : {}),
+                  ...(store.connection.detail ? { detail: store.connection.detail } : {}),
+                  since: when(store.connection.at),
+                }
+              : null,
             users: store.users.list().map(({ userId, role, name, pairedAt }) => ({
               user_id: userId,
               role,
@@ -83,6 +99,11 @@ export function registerDiscordCommands(program: Command, kit: CommandKit): void
             return 0;
           }
           kit.output.out(`discord: ${status.enabled ? 'enabled' : 'disabled'} in mesh.yaml\n`);
+          const connection = status.connection;
+          if (connection)
+            kit.output.out(
+              `connection: ${connection.state}${connection.code ? ` (${connection.code})` : ''} since ${connection.since}${connection.detail ? `: ${connection.detail}` : ''}\n`,
+            );
           if (status.users.length === 0)
             kit.output.out('no paired users (openlegion discord pair makes a code)\n');
           for (const user of status.users)
