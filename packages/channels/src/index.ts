@@ -10,6 +10,11 @@ export {
   sharedPairingTables,
 } from './core/channel-pairing.js';
 export { ChannelRegistry, type RegisteredChannel } from './core/channel-registry.js';
+export {
+  type ChannelState,
+  ChannelStatusBoard,
+  type ChannelStatusLine,
+} from './core/channel-status.js';
 export { type ChannelRole, type ChannelUser, ChannelUsers } from './core/channel-users.js';
 export type {
   DeadLetter,
@@ -32,12 +37,9 @@ export { escapeMarkdown } from './core/reply-lines.js';
 export { ReplyStream, type ReplyStreamOptions } from './core/reply-stream.js';
 export { splitReply } from './core/split-reply.js';
 export {
-  ConnectionStatus as DiscordConnectionStatus,
-  type DiscordStatus,
-} from './discord/connection-status.js';
-export {
   DiscordChannel,
   type DiscordChannelOptions,
+  type DiscordStatus,
 } from './discord/discord-channel.js';
 export { DISCORD_FEATURE, DISCORD_MIGRATIONS } from './discord/discord-migrations.js';
 export { DISCORD_MESSAGE_CHARS, DiscordReplies } from './discord/discord-replies.js';

@@ -1,4 +1,4 @@
-import type { DiscordChannel, TelegramChannel } from '@openlegion/channels';
+import type { ChannelRegistry, DiscordChannel, TelegramChannel } from '@openlegion/channels';
 import type { LoadedMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
 import { isOpenLegionError } from '@openlegion/protocol';
@@ -23,25 +23,32 @@ export async function startChannels(
   logger: Logger,
   say: (text: string) => void,
 ): Promise<StopChannels> {
-  const stops = [
-    await startTelegram(host, loaded, logger, say),
-    await startDiscord(host, loaded, logger, say),
+  const { channels } = loaded.config;
+  if (!Object.values(channels).some((channel) => channel?.enabled)) return async () => {};
+  // Loaded only when a channel is on: grammy and marked cost ~95 ms of start-up otherwise.
+  const { ChannelRegistry } = await import('@openlegion/channels');
+  // Every channel of this process registers here: mirroring (`mirror: true`) reaches the others' owners.
+  const registry = new ChannelRegistry(logger);
+  const started = [
+    await startTelegram(host, loaded, logger, say, registry),
+    await startDiscord(host, loaded, logger, say, registry),
   ];
   return async () => {
-    await Promise.all(stops.map((stop) => stop()));
+    await Promise.all(started.map((stop) => stop?.()));
   };
 }
 
+/** Telegram, when mesh.yaml enables it; the function that stops it, or undefined. */
 async function startTelegram(
   host: MeshHost,
   loaded: LoadedMeshConfig,
   logger: Logger,
   say: (text: string) => void,
-): Promise<StopChannels> {
+  registry: ChannelRegistry,
+): Promise<StopChannels | undefined> {
   const telegram = loaded.config.channels.telegram;
-  if (!telegram?.enabled || !telegram.token) return async () => {};
+  if (!telegram?.enabled || !telegram.token) return undefined;
   const log = logger.child({ channel: 'telegram' });
-  // Loaded only when a channel is on: grammy and marked cost ~95 ms of start-up otherwise.
   const { TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramChannel } = await import('@openlegion/channels');
   let channel: TelegramChannel;
   try {
@@ -52,6 +59,9 @@ async function startTelegram(
       logger: log,
       ...(telegram.default_agent ? { defaultAgent: telegram.default_agent } : {}),
       allowGroups: telegram.allow_groups,
+      whenBusy: telegram.when_busy,
+      mirror: telegram.mirror,
+      registry,
       ...(apiRoot ? { apiRoot } : {}),
       ...(telegram.webhook
         ? {
@@ -68,7 +78,7 @@ async function startTelegram(
     if (!isOpenLegionError(error)) throw error;
     log.error({ err: error, code: error.code }, 'telegram channel not started');
     say(`  ✗ telegram not started (${error.code}): ${error.message}; the mesh runs without it\n`);
-    return async () => {};
+    return undefined;
   }
   const bot = channel.bot ? `@${channel.bot.username}` : 'the bot';
   say(`  ✓ telegram ${bot} ready\n`);
@@ -88,9 +98,10 @@ async function startDiscord(
   loaded: LoadedMeshConfig,
   logger: Logger,
   say: (text: string) => void,
-): Promise<StopChannels> {
+  registry: ChannelRegistry,
+): Promise<StopChannels | undefined> {
   const discord = loaded.config.channels.discord;
-  if (!discord?.enabled || !discord.token) return async () => {};
+  if (!discord?.enabled || !discord.token) return undefined;
   const log = logger.child({ channel: 'discord' });
   // Loaded only when the channel is on: discord.js is large.
   const { DISCORD_FEATURE, DISCORD_MIGRATIONS, DiscordChannel } = await import('@openlegion/channels');
@@ -103,6 +114,8 @@ async function startDiscord(
       ...(discord.default_agent ? { defaultAgent: discord.default_agent } : {}),
       allowedChannels: discord.allowed_channels,
       whenBusy: discord.when_busy,
+      mirror: discord.mirror,
+      registry,
       ...(discord.api_root ? { apiRoot: discord.api_root } : {}),
       ...(discord.gateway_url ? { gatewayUrl: discord.gateway_url } : {}),
     });
@@ -111,7 +124,7 @@ async function startDiscord(
     if (!isOpenLegionError(error)) throw error;
     log.error({ err: error, code: error.code }, 'discord channel not started');
     say(`  ✗ discord not started (${error.code}): ${error.message}; the mesh runs without it\n`);
-    return async () => {};
+    return undefined;
   }
   const bot = channel.bot ? `@${channel.bot.username}` : 'the bot';
   say(`  ✓ discord ${bot} ready\n`);

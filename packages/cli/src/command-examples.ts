@@ -57,6 +57,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'discord pair': 'openlegion discord pair',
   'discord status': 'openlegion discord status --json',
   'discord revoke': 'openlegion discord revoke 80351110224678912',
+  'channels dead-letters': 'openlegion channels dead-letters --retry 12',
 };
 
 /** The path of a command below the program: `cron list`. */

@@ -4,6 +4,7 @@ import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { addExamples } from './command-examples.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
 import { registerApprovalCommands } from './commands/approvals.js';
+import { printChannelStatus, registerChannelsCommands } from './commands/channels.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerDiscordCommands } from './commands/discord.js';
@@ -87,7 +88,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
       run(async () => {
         const status = await fetchStatus(await connectToHost(options.config));
         if (options.json) output.out(`${JSON.stringify(status, null, 2)}\n`);
-        else printStatus(status, output);
+        else {
+          printStatus(status, output);
+          await printChannelStatus(options.config, output);
+        }
         return 0;
       })(),
     );
@@ -140,6 +144,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerDiscordCommands(program, kit);
+  registerChannelsCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerApprovalCommands(program, kit);
   registerMeshCommands(program, kit);

@@ -75,6 +75,11 @@ export const FEATURE_ERROR_CODES = {
     summary:
       'the chat service refused an intent the bot needs (Discord close 4014: Message Content Intent off)',
   },
+  CHAN_DEAD_LETTER_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no dead letter with that id (`openlegion channels dead-letters` lists them)',
+  },
   WORKFLOW_INVALID: {
     retryable: false,
     status: 400,

@@ -60,6 +60,13 @@ export const CHANNELS_MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX channel_pairing_attempts_by_user ON channel_pairing_attempts (channel, user_id, at);
   CREATE TABLE channel_told_to_pair (channel TEXT NOT NULL, user_id TEXT NOT NULL, PRIMARY KEY (channel, user_id)) STRICT;`,
+  // How each channel stands (connected, token rejected, rate limited, ...), for `openlegion status`.
+  `CREATE TABLE channel_status (
+    channel TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT '',
+    updated_at INTEGER NOT NULL
+  ) STRICT;`,
 ];
 
 /** The name of the track (`featureDatabase(CHANNELS_FEATURE, CHANNELS_MIGRATIONS)`). */

@@ -7,6 +7,11 @@ export interface RegisteredChannel {
   name: ChannelName;
   /** `channels.<name>.mirror`: its agent replies and operator notices also go to the other channels' owners. */
   mirror: boolean;
+  /**
+   * Whether the channel tells its own owner every operator notice (it subscribes to them): a
+   * mirrored notice skips it, so nobody reads one twice.
+   */
+  receivesNotices?: boolean;
   /** Send Markdown to this channel's owner; false when nobody owns it (nothing was sent). */
   tellOwner(markdown: string): Promise<boolean>;
 }
@@ -45,12 +50,16 @@ export class ChannelRegistry {
 
   /** An operator notice shown on `from`, to the owners of the other channels when `from` mirrors. */
   mirrorNotice(from: ChannelName, markdown: string): Promise<number> {
-    return this.#mirror(from, markdown);
+    return this.#mirror(from, markdown, (channel) => !channel.receivesNotices);
   }
 
-  async #mirror(from: ChannelName, markdown: string): Promise<number> {
+  async #mirror(
+    from: ChannelName,
+    markdown: string,
+    wanted: (channel: RegisteredChannel) => boolean = () => true,
+  ): Promise<number> {
     if (!this.#channels.get(from)?.mirror) return 0;
-    const others = this.list().filter((channel) => channel.name !== from);
+    const others = this.list().filter((channel) => channel.name !== from && wanted(channel));
     const told = await Promise.all(
       others.map((channel) =>
         channel.tellOwner(markdown).catch((error: unknown) => {

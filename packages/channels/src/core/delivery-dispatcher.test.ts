@@ -86,6 +86,21 @@ beforeEach(() => {
 });
 
 describe('DeliverySpool', () => {
+  it('prunes answered messages after a week at start, and keeps dead letters', async () => {
+    const subject = dispatcher();
+    subject.submit(message('m1'));
+    await drain(subject);
+    replies.failWhen = () => new Error('gone');
+    const dying = dispatcher({ maxAttempts: 1 });
+    dying.submit(message('m2'));
+    await drain(dying);
+    await subject.stop();
+    await dying.stop();
+    await clock.advance(8 * 24 * 60 * 60 * 1000);
+    dispatcher();
+    expect(spool.counts('discord')).toEqual({ accepted: 0, running: 0, answered: 0, dead: 1 });
+  });
+
   it('accepts a platform id once per channel', () => {
     expect(spool.accept(message('m1'))).toBe(true);
     expect(spool.accept(message('m1'))).toBe(false);

@@ -17,6 +17,8 @@ export const DELIVERY_MAX_BACKOFF_MS = 5 * 60_000;
  * operator retried from another process (`openlegion channels dead-letters --retry`).
  */
 export const DELIVERY_SWEEP_MS = 10_000;
+/** Answered messages are kept this long (their ids recognise a replay), then pruned at start. */
+export const DELIVERY_KEEP_ANSWERED_MS = 7 * 24 * 60 * 60 * 1000;
 /** What a message that steers a running turn shows before anything else. */
 export const REDIRECTING_NOTE = 'redirecting…';
 
@@ -102,6 +104,8 @@ export class DeliveryDispatcher {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    const { spool, channel, clock } = this.#options;
+    spool.prune(channel, clock.now() - DELIVERY_KEEP_ANSWERED_MS);
     this.sweep();
   }
 
@@ -186,9 +190,6 @@ export class DeliveryDispatcher {
       platformId: message.platformId,
       attempt: message.attempts,
     });
-    const turn = `${message.agent}\u0000${conversationIdOf(message)}`;
-    const busy = (this.#turns.get(turn) ?? 0) > 0;
-    this.#turns.set(turn, (this.#turns.get(turn) ?? 0) + 1);
     const reply = new ReplyStream({
       replies,
       pacer: this.#pacer,
@@ -207,10 +208,12 @@ export class DeliveryDispatcher {
       if (message.answer !== undefined) {
         reply.show(message.answer);
       } else {
-        const steer = message.mode === 'steer' || (busy && this.#options.whenBusy !== 'queue');
-        if (steer && busy) reply.push({ type: 'notice', message: REDIRECTING_NOTE });
-        const completed = await this.#chat(message, reply, steer ? 'steer' : 'followup', log);
-        if (!completed) return;
+        const completed = await this.#turn(message, reply, log);
+        if (!completed) {
+          // Stopped mid-turn: let a write on its way land (its id is kept), then leave it running.
+          await reply.finish();
+          return;
+        }
         spool.saveAnswer(id, reply.markdown(true));
       }
       await reply.finish();
@@ -222,6 +225,23 @@ export class DeliveryDispatcher {
       }
     } finally {
       this.#replies.delete(reply);
+    }
+  }
+
+  /**
+   * The agent's turn for `message`: steering the turn running in the same agent conversation
+   * (`when_busy: steer`, with a note) or after it. Counted while it runs; false when the channel
+   * stopped mid-turn.
+   */
+  async #turn(message: SpooledMessage, reply: ReplyStream, log: Logger): Promise<boolean> {
+    const turn = `${message.agent}\u0000${conversationIdOf(message)}`;
+    const busy = (this.#turns.get(turn) ?? 0) > 0;
+    this.#turns.set(turn, (this.#turns.get(turn) ?? 0) + 1);
+    try {
+      const steer = message.mode === 'steer' || (busy && this.#options.whenBusy !== 'queue');
+      if (steer && busy) reply.push({ type: 'notice', message: REDIRECTING_NOTE });
+      return await this.#chat(message, reply, steer ? 'steer' : 'followup', log);
+    } finally {
       const left = (this.#turns.get(turn) ?? 1) - 1;
       if (left > 0) this.#turns.set(turn, left);
       else this.#turns.delete(turn);

@@ -248,6 +248,17 @@ export class DeliverySpool {
     );
   }
 
+  /**
+   * Forget a channel's answered messages older than `before` (epoch ms), and their reply parts.
+   * Platforms replay within hours (Telegram keeps updates a day; Slack retries within minutes), so
+   * a week of ids is ample to recognise a replay; dead letters stay until the operator acts.
+   */
+  prune(channel: ChannelName, before: number): number {
+    return this.db
+      .prepare("DELETE FROM channel_inbound WHERE channel = ? AND state = 'answered' AND updated_at < ?")
+      .run(channel, before).changes;
+  }
+
   /** How many messages of each state a channel has (for status lines). */
   counts(channel: ChannelName): Record<DeliveryState, number> {
     const counts: Record<DeliveryState, number> = { accepted: 0, running: 0, answered: 0, dead: 0 };

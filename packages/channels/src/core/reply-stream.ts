@@ -82,12 +82,16 @@ export class ReplyStream {
     this.#changed();
   }
 
-  /** Write nothing more (the channel stops mid-reply: a later try takes it up from the spool). */
+  /**
+   * Write nothing more (the channel stops mid-reply: a later try takes it up from the spool). A
+   * write already on its way is let land, so its message id is kept: cutting it could leave a
+   * message the spool does not know, and the next try would send a second.
+   */
   abandon(): void {
     this.#timer?.cancel();
     this.#timer = undefined;
     this.#failed = true;
-    this.#finished?.();
+    if (!this.#writing) this.#finished?.();
   }
 
   /** Write the final text (after the pacing interval, if a write just happened) and resolve. */
@@ -112,7 +116,7 @@ export class ReplyStream {
       this.#writing = this.#write().finally(() => {
         this.#writing = undefined;
         if (this.#dirty && !this.#failed) this.#changed();
-        else if (this.#final) this.#finished?.();
+        else if (this.#final || this.#failed) this.#finished?.();
       });
     }, delayMs);
   }
@@ -125,6 +129,7 @@ export class ReplyStream {
     const limit = Math.max(100, Math.floor(replies.maxMessageChars * PART_LIMIT_SHARE));
     const parts = splitReply(markdown, limit);
     for (const [index, part] of parts.entries()) {
+      if (this.#failed) return;
       const text = replies.render(part) || '…';
       const sent = this.#sent[index];
       if (sent?.text === text) continue;

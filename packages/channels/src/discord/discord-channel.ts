@@ -5,11 +5,11 @@ import { type Client, Events, GatewayDispatchEvents, Routes } from 'discord.js';
 import type { Logger } from 'pino';
 import { ChannelPairing, type PairingCode, sharedPairingTables } from '../core/channel-pairing.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
+import { type ChannelState, ChannelStatusBoard } from '../core/channel-status.js';
 import { type ChannelUser, ChannelUsers } from '../core/channel-users.js';
 import { DeliveryDispatcher } from '../core/delivery-dispatcher.js';
 import { DeliverySpool } from '../core/delivery-spool.js';
 import { EditPacer } from '../core/edit-pacer.js';
-import { ConnectionStatus, type DiscordStatus } from './connection-status.js';
 import { tellOwner } from './discord-approvals.js';
 import type { DiscordContext } from './discord-context.js';
 import { connectDiscordClient, createDiscordClient } from './discord-gateway-client.js';
@@ -55,6 +55,26 @@ export interface DiscordChannelOptions {
   backoffMs?: (attempt: number) => number;
 }
 
+/** Where the Discord connection stands (kept on the channel status board too). */
+export interface DiscordStatus {
+  state: 'stopped' | 'starting' | 'ready' | 'reconnecting' | 'failed';
+  /** Why it failed or reconnects, in words the operator can act on. */
+  detail?: string;
+  /** The error code of a failure (CHAN_TOKEN_REJECTED, CHAN_INTENT_MISSING, CHAN_UNREACHABLE). */
+  code?: string;
+  /** Epoch ms of the change. */
+  at: number;
+}
+
+/** The board's word for a status: a refused token or intent needs the operator, the rest passes. */
+function boardState(status: DiscordStatus): ChannelState {
+  if (status.state === 'ready') return 'connected';
+  if (status.state !== 'failed') return status.state;
+  if (status.code === 'CHAN_TOKEN_REJECTED') return 'token_rejected';
+  if (status.code === 'CHAN_INTENT_MISSING') return 'missing_permission';
+  return 'unreachable';
+}
+
 /**
  * Discord as a chat channel of the mesh (discord.js over the Gateway and REST): paired users talk
  * to agents in DMs, or by mentioning the bot in the server channels of `allowed_channels`; replies
@@ -82,7 +102,8 @@ export class DiscordChannel implements Channel {
   #writes = new AbortController();
   #lastCode: PairingCode | undefined;
   #status: DiscordStatus = { state: 'stopped', at: 0 };
-  readonly #statusStore: ConnectionStatus;
+  /** The same, in mesh.db for `openlegion status` (another process). */
+  readonly board: ChannelStatusBoard;
 
   constructor(options: DiscordChannelOptions) {
     this.#options = options;
@@ -92,7 +113,7 @@ export class DiscordChannel implements Channel {
     this.users = new ChannelUsers(options.db, 'discord');
     this.pairing = new ChannelPairing(options.db, this.users, this.#clock, sharedPairingTables('discord'));
     this.#handled = new HandledMessages(options.db);
-    this.#statusStore = new ConnectionStatus(options.db);
+    this.board = new ChannelStatusBoard(options.db, this.#clock);
   }
 
   get status(): DiscordStatus {
@@ -102,7 +123,7 @@ export class DiscordChannel implements Channel {
   #setStatus(status: Omit<DiscordStatus, 'at'>): void {
     this.#status = { ...status, at: this.#clock.now() };
     try {
-      this.#statusStore.save(this.#status);
+      this.board.set('discord', boardState(this.#status), this.#status.detail ?? '');
     } catch (error) {
       // A status is for the operator's eyes; failing to keep it never stops the channel.
       this.#options.logger.warn({ err: error }, 'discord: status not saved');
@@ -146,7 +167,23 @@ export class DiscordChannel implements Channel {
       clock: this.#clock,
       logger,
       signal: this.#writes.signal,
+      onForbidden: (channel) =>
+        this.board.set(
+          'discord',
+          'forbidden',
+          `the bot may not post in channel ${channel} (403 Missing Permissions)`,
+        ),
+      onWritten: () => {
+        if (this.#status.state === 'ready') this.board.set('discord', 'connected');
+      },
     });
+    client.rest.on('rateLimited', (info) =>
+      this.board.set(
+        'discord',
+        'rate_limited',
+        `Discord asked to wait ${Math.ceil(info.retryAfter)} ms (${info.route})`,
+      ),
+    );
     const pacer = new EditPacer(this.#clock, this.#options.editIntervalMs ?? DISCORD_EDIT_INTERVAL_MS);
     const dispatcher = new DeliveryDispatcher({
       channel: 'discord',

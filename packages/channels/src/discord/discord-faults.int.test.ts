@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { systemClock } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import { type ChatEvent, isOpenLegionError } from '@openlegion/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@openlegion/testkit';
@@ -8,7 +9,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDiscordDatabase } from '../../test/discord-database.js';
 import { FakeChannelMesh } from '../../test/fake-channel-mesh.js';
-import { ConnectionStatus } from './connection-status.js';
+import { ChannelStatusBoard } from '../core/channel-status.js';
 import { DiscordChannel, type DiscordChannelOptions } from './discord-channel.js';
 
 const OWNER = { id: '900000000000000001', username: 'ada' };
@@ -57,6 +58,9 @@ async function pairedChannel(options: Partial<DiscordChannelOptions> = {}): Prom
   return channel;
 }
 
+/** What `openlegion status` shows for Discord. */
+const boardLine = () =>
+  new ChannelStatusBoard(db, systemClock).all().find((line) => line.channel === 'discord');
 const dm = () => discord.messagesIn(discord.dmChannelOf(OWNER.id)).map((message) => message.content);
 const settle = (ms = 200) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -88,7 +92,7 @@ describe('DiscordChannel bad input', () => {
     });
     expect(channel.status).toMatchObject({ state: 'failed', code: 'CHAN_TOKEN_REJECTED' });
     // Kept in mesh.db for `openlegion discord status`.
-    expect(new ConnectionStatus(db).load()).toMatchObject({ state: 'failed', code: 'CHAN_TOKEN_REJECTED' });
+    expect(boardLine()).toMatchObject({ state: 'token_rejected' });
     expect(
       logLines.some(
         (line) => line.msg === 'discord channel not started' && line.code === 'CHAN_TOKEN_REJECTED',
@@ -106,6 +110,7 @@ describe('DiscordChannel bad input', () => {
         'Discord refused the MESSAGE_CONTENT intent (gateway close 4014): switch on "Message Content Intent" under Bot → Privileged Gateway Intents in the developer portal',
     });
     expect(channel.status).toMatchObject({ state: 'failed', code: 'CHAN_INTENT_MISSING' });
+    expect(boardLine()).toMatchObject({ state: 'missing_permission' });
     await settle();
     // Closed for good: no reconnect storm.
     expect(discord.gateway.connectionCount).toBe(1);
@@ -122,6 +127,7 @@ describe('DiscordChannel bad input', () => {
     expect(logLines.filter((line) => line.msg.includes('may not post in this channel (403)'))).toHaveLength(
       1,
     );
+    expect(boardLine()).toMatchObject({ state: 'forbidden' });
     // The channel goes on answering elsewhere.
     discord.sendDm(OWNER, 'still there?');
     await discord.waitFor(() => dm().includes('echo: still there?'));

@@ -74,6 +74,9 @@ export class DiscordReplies implements PlatformReplies {
        * dropped, not sent after the spool was handed to the next start, which would post them again.
        */
       signal?: AbortSignal;
+      /** Told when a channel refuses the bot (403), and when a write goes through again. */
+      onForbidden?: (channel: string) => void;
+      onWritten?: () => void;
     },
   ) {
     deps.signal?.addEventListener(
@@ -136,9 +139,12 @@ export class DiscordReplies implements PlatformReplies {
     if (this.deps.signal?.aborted) controller.abort();
     this.#live.add(controller);
     try {
-      return await write(controller.signal);
+      const written = await write(controller.signal);
+      this.deps.onWritten?.();
+      return written;
     } catch (error) {
       if (isForbidden(error)) {
+        this.deps.onForbidden?.(conversation);
         this.#forbidden.set(conversation, this.deps.clock.now() + FORBIDDEN_CHANNEL_MS);
         this.deps.logger.warn(
           { err: error, channel: conversation },

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   ChannelPairing,
+  ChannelStatusBoard,
   ChannelUsers,
   DeliverySpool,
   DISCORD_FEATURE,
   DISCORD_MIGRATIONS,
-  DiscordConnectionStatus,
   sharedPairingTables,
 } from '@openlegion/channels';
-import { systemClock } from '@openlegion/infra/clock';
+import { FakeClock, systemClock } from '@openlegion/infra/clock';
 import { migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { capture } from '../../test/captured-output.js';
@@ -78,17 +78,17 @@ describe('openlegion discord', () => {
   it('shows why the running channel could not connect', async () => {
     const db = openDatabase(path.join(path.dirname(config), 'data', 'mesh.db'));
     migrate(db, [{ feature: DISCORD_FEATURE, steps: DISCORD_MIGRATIONS }]);
-    new DiscordConnectionStatus(db).save({
-      state: 'failed',
-      code: 'CHAN_INTENT_MISSING',
-      detail: 'Discord refused the MESSAGE_CONTENT intent (gateway close 4014)',
-      at: Date.parse('2026-03-01T10:00:00Z'),
-    });
+    const at = Date.parse('2026-03-01T10:00:00Z');
+    new ChannelStatusBoard(db, new FakeClock(at)).set(
+      'discord',
+      'missing_permission',
+      'Discord refused the MESSAGE_CONTENT intent (gateway close 4014)',
+    );
     db.close();
     const { code, out } = await discord('status');
     expect(code).toBe(0);
     expect(out).toContain(
-      'connection: failed (CHAN_INTENT_MISSING) since 2026-03-01T10:00:00Z: Discord refused the MESSAGE_CONTENT intent (gateway close 4014)\n',
+      'connection: missing_permission since 2026-03-01T10:00:00Z: Discord refused the MESSAGE_CONTENT intent (gateway close 4014)\n',
     );
   });
 

@@ -19,7 +19,7 @@ async function openDiscordStore(configFile: string) {
     DeliverySpool,
     DISCORD_FEATURE,
     DISCORD_MIGRATIONS,
-    DiscordConnectionStatus,
+    ChannelStatusBoard,
     sharedPairingTables,
   } = await import('@openlegion/channels');
   const loaded = await loadMeshConfig(configFile);
@@ -28,7 +28,8 @@ async function openDiscordStore(configFile: string) {
   const spool = new DeliverySpool(db, systemClock);
   const users = new ChannelUsers(db, 'discord');
   const pairing = new ChannelPairing(db, users, systemClock, sharedPairingTables('discord'));
-  return { loaded, db, users, pairing, spool, connection: new DiscordConnectionStatus(db).load() };
+  const connection = new ChannelStatusBoard(db, systemClock).all().find((line) => line.channel === 'discord');
+  return { loaded, db, users, pairing, spool, connection };
 }
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -76,9 +77,8 @@ export function registerDiscordCommands(program: Command, kit: CommandKit): void
             connection: store.connection
               ? {
                   state: store.connection.state,
-                  ...(store.connection.code ? { code: store.connection.code } : {}),
                   ...(store.connection.detail ? { detail: store.connection.detail } : {}),
-                  since: when(store.connection.at),
+                  since: when(store.connection.updatedAt),
                 }
               : null,
             users: store.users.list().map(({ userId, role, name, pairedAt }) => ({
@@ -102,7 +102,7 @@ export function registerDiscordCommands(program: Command, kit: CommandKit): void
           const connection = status.connection;
           if (connection)
             kit.output.out(
-              `connection: ${connection.state}${connection.code ? ` (${connection.code})` : ''} since ${connection.since}${connection.detail ? `: ${connection.detail}` : ''}\n`,
+              `connection: ${connection.state} since ${connection.since}${connection.detail ? `: ${connection.detail}` : ''}\n`,
             );
           if (status.users.length === 0)
             kit.output.out('no paired users (openlegion discord pair makes a code)\n');
