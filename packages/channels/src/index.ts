@@ -37,6 +37,13 @@ export { escapeMarkdown } from './core/reply-lines.js';
 export { ReplyStream, type ReplyStreamOptions } from './core/reply-stream.js';
 export { splitReply } from './core/split-reply.js';
 export {
+  DiscordChannel,
+  type DiscordChannelOptions,
+  type DiscordStatus,
+} from './discord/discord-channel.js';
+export { DISCORD_FEATURE, DISCORD_MIGRATIONS } from './discord/discord-migrations.js';
+export { DISCORD_MESSAGE_CHARS, DiscordReplies } from './discord/discord-replies.js';
+export {
   SLACK_EDIT_INTERVAL_MS,
   SlackChannel,
   type SlackChannelOptions,

@@ -2,7 +2,7 @@ import { parseMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
 import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
 import { type ChannelMesh, OpenLegionError } from '@openlegion/protocol';
-import { type FakeTelegram, readyAgentInfo, startFakeTelegram } from '@openlegion/testkit';
+import { type FakeTelegram, readyAgentInfo, startFakeDiscord, startFakeTelegram } from '@openlegion/testkit';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startChannels } from './channels.js';
@@ -53,14 +53,14 @@ function fakeHost(secrets: Record<string, string>): MeshHost {
   };
 }
 
-const loadedWith = (telegramYaml: string) => {
+const loadedWith = (telegramYaml: string, channel = 'telegram') => {
   const config = parseMeshConfig(`llm:
   default_model: demo/scripted
   providers: { demo: { kind: scripted, script: demo.yaml } }
 agents:
   researcher: { role: Finds sources }
 channels:
-  telegram: ${telegramYaml}
+  ${channel}: ${telegramYaml}
 `);
   return { config, file: '/tmp/mesh.yaml', dataDir: '/tmp', resolvePath: (relative: string) => relative };
 };
@@ -127,5 +127,48 @@ describe('startChannels', () => {
     await startChannels(fakeHost({}), loadedWith('{ enabled: false }'), logger, say);
     expect(lines).toEqual([]);
     expect(telegram.calls).toEqual([]);
+  });
+});
+
+describe('startChannels with Discord', () => {
+  it('starts an enabled Discord channel beside Telegram, prints its pairing code, and the code pairs the owner', async () => {
+    const discord = await startFakeDiscord();
+    const loaded = loadedWith(
+      `{ enabled: true, token: vault:DISCORD_BOT_TOKEN, api_root: "${discord.apiRoot}", gateway_url: "${discord.gatewayUrl}" }`,
+      'discord',
+    );
+    const stop = await startChannels(
+      fakeHost({ 'vault:DISCORD_BOT_TOKEN': discord.token }),
+      loaded,
+      logger,
+      say,
+    );
+    try {
+      expect(lines[0]).toBe('  ✓ discord @openlegion_test ready\n');
+      const code = /\/pair ([A-Z2-9]{8})/.exec(lines[1] ?? '')?.[1] ?? '';
+      const ada = { id: '77', username: 'ada' };
+      discord.sendDm(ada, `/pair ${code}`);
+      discord.sendDm(ada, 'hello');
+      await discord.waitFor(() =>
+        discord.messagesIn(discord.dmChannelOf(ada.id)).some((message) => message.content === 'echo: hello'),
+      );
+    } finally {
+      await stop();
+      await discord.close();
+    }
+  });
+
+  it('reports a token Discord rejects in one line and carries on without the channel', async () => {
+    const discord = await startFakeDiscord();
+    const loaded = loadedWith(
+      `{ enabled: true, token: vault:DISCORD_BOT_TOKEN, api_root: "${discord.apiRoot}" }`,
+      'discord',
+    );
+    const stop = await startChannels(fakeHost({ 'vault:DISCORD_BOT_TOKEN': 'revoked' }), loaded, logger, say);
+    expect(lines).toEqual([
+      '  ✗ discord not started (CHAN_TOKEN_REJECTED): Discord rejected the bot token (401 Unauthorized); check channels.discord.token (Bot → Reset Token in the developer portal); the mesh runs without it\n',
+    ]);
+    await stop();
+    await discord.close();
   });
 });

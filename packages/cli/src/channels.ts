@@ -1,4 +1,4 @@
-import type { ChannelRegistry, SlackChannel, TelegramChannel } from '@openlegion/channels';
+import type { ChannelRegistry, DiscordChannel, SlackChannel, TelegramChannel } from '@openlegion/channels';
 import type { LoadedMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
 import { isOpenLegionError } from '@openlegion/protocol';
@@ -31,6 +31,7 @@ export async function startChannels(
   const registry = new ChannelRegistry(logger);
   const started = [
     await startTelegram(host, loaded, logger, say, registry),
+    await startDiscord(host, loaded, logger, say, registry),
     await startSlack(host, loaded, logger, say, registry),
   ];
   return async () => {
@@ -136,6 +137,52 @@ async function startSlack(
     const minutes = Math.round((code.expiresAt - Date.now()) / 60_000);
     say(
       `    no owner yet: send "!pair ${code.code}" to the bot in a Slack DM within ${minutes} minutes (the first to pair owns it)\n`,
+    );
+  }
+  return () => channel.stop();
+}
+
+/** Discord beside Telegram: the same shape (a failure is one line, the mesh runs on). */
+async function startDiscord(
+  host: MeshHost,
+  loaded: LoadedMeshConfig,
+  logger: Logger,
+  say: (text: string) => void,
+  registry: ChannelRegistry,
+): Promise<StopChannels | undefined> {
+  const discord = loaded.config.channels.discord;
+  if (!discord?.enabled || !discord.token) return undefined;
+  const log = logger.child({ channel: 'discord' });
+  // Loaded only when the channel is on: discord.js is large.
+  const { DISCORD_FEATURE, DISCORD_MIGRATIONS, DiscordChannel } = await import('@openlegion/channels');
+  let channel: DiscordChannel;
+  try {
+    channel = new DiscordChannel({
+      token: host.resolveSecret(discord.token),
+      db: host.featureDatabase(DISCORD_FEATURE, DISCORD_MIGRATIONS),
+      logger: log,
+      ...(discord.default_agent ? { defaultAgent: discord.default_agent } : {}),
+      allowedChannels: discord.allowed_channels,
+      whenBusy: discord.when_busy,
+      mirror: discord.mirror,
+      registry,
+      ...(discord.api_root ? { apiRoot: discord.api_root } : {}),
+      ...(discord.gateway_url ? { gatewayUrl: discord.gateway_url } : {}),
+    });
+    await channel.start(host.channelMesh);
+  } catch (error) {
+    if (!isOpenLegionError(error)) throw error;
+    log.error({ err: error, code: error.code }, 'discord channel not started');
+    say(`  ✗ discord not started (${error.code}): ${error.message}; the mesh runs without it\n`);
+    return undefined;
+  }
+  const bot = channel.bot ? `@${channel.bot.username}` : 'the bot';
+  say(`  ✓ discord ${bot} ready\n`);
+  const code = channel.pendingPairingCode();
+  if (code) {
+    const minutes = Math.round((code.expiresAt - Date.now()) / 60_000);
+    say(
+      `    no owner yet: send "/pair ${code.code}" to ${bot} in a Discord DM within ${minutes} minutes (the first to pair owns it)\n`,
     );
   }
   return () => channel.stop();

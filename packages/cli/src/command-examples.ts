@@ -58,6 +58,9 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'slack pair': 'openlegion slack pair',
   'slack status': 'openlegion slack status --json',
   'slack revoke': 'openlegion slack revoke U04ABCDEF12',
+  'discord pair': 'openlegion discord pair',
+  'discord status': 'openlegion discord status --json',
+  'discord revoke': 'openlegion discord revoke 80351110224678912',
   'channels dead-letters': 'openlegion channels dead-letters --retry 12',
 };
 

@@ -7,6 +7,7 @@ import { registerApprovalCommands } from './commands/approvals.js';
 import { printChannelStatus, registerChannelsCommands } from './commands/channels.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
+import { registerDiscordCommands } from './commands/discord.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerInstructionsCommand } from './commands/instructions.js';
 import { registerK8sCommands } from './commands/k8s.js';
@@ -151,6 +152,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
   registerSlackCommands(program, kit);
+  registerDiscordCommands(program, kit);
   registerChannelsCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerApprovalCommands(program, kit);

@@ -74,6 +74,12 @@ export const FEATURE_ERROR_CODES = {
     status: 400,
     summary: 'the channel webhook options are not usable (URL, secret token or listen address)',
   },
+  CHAN_INTENT_MISSING: {
+    retryable: false,
+    status: 502,
+    summary:
+      'the chat service refused an intent the bot needs (Discord close 4014: Message Content Intent off)',
+  },
   CHAN_DEAD_LETTER_UNKNOWN: {
     retryable: false,
     status: 404,

@@ -8,6 +8,20 @@ export {
   seededRandom,
 } from './chaos/index.js';
 export { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from './fake-anthropic/index.js';
+export {
+  DISCORD_MESSAGE_LIMIT,
+  type FakeDiscord,
+  type FakeDiscordBotMessage,
+  type FakeDiscordCall,
+  type FakeDiscordFault,
+  type FakeDiscordOptions,
+  type FakeDiscordPlace,
+  type FakeDiscordUser,
+  FakeGateway,
+  type FakeGatewayEvent,
+  PRIVILEGED_INTENTS,
+  startFakeDiscord,
+} from './fake-discord/index.js';
 export type {
   FakeLlm,
   FakeLlmCliIo,

@@ -49,7 +49,20 @@ export interface PlatformReplies {
   /** Markdown from the agent → what the platform shows (Telegram HTML, Discord Markdown, Slack mrkdwn). */
   render(markdown: string): string;
   /** Send a new message; returns its platform id (kept in the spool so a retry edits it). */
-  send(conversation: string, text: string, options: { replyTo?: string; markdown?: string }): Promise<string>;
+  send(
+    conversation: string,
+    text: string,
+    options: {
+      replyTo?: string;
+      markdown?: string;
+      /**
+       * Stable for one part of one logical reply across retries and restarts: a platform with
+       * idempotent sends (Discord's `nonce` with `enforce_nonce`) answers a repeat with the message
+       * it already made, closing the window where a send landed but its id was never kept.
+       */
+      key?: string;
+    },
+  ): Promise<string>;
   /**
    * Replace the text of a message this bot sent. `markdown` is what `text` was rendered from (a
    * platform that refuses its own markup may fall back to it).

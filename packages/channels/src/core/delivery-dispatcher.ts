@@ -196,6 +196,7 @@ export class DeliveryDispatcher {
       clock,
       logger: log,
       conversation: message.conversation,
+      deliveryKey: `${channel}:${message.platformId}`,
       ...(message.replyTo ? { replyTo: message.replyTo } : {}),
       ...(message.header ? { header: message.header } : {}),
       showUsage: message.showUsage ?? false,

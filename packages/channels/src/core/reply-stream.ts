@@ -28,6 +28,8 @@ export interface ReplyStreamOptions {
   showUsage?: boolean;
   /** Parts the platform already shows (from the spool, after a retry or restart): edited, never sent again. */
   sent?: readonly SentPart[];
+  /** Names this reply for idempotent sends (each part's send carries `<key>:<part>`). */
+  deliveryKey?: string;
   /** Told after each part is sent or edited, before the next write (the spool keeps it). */
   onWritten?: (part: SentPart) => void;
 }
@@ -141,6 +143,7 @@ export class ReplyStream {
           const messageId = await replies.send(conversation, text, {
             markdown: part,
             ...(replyTo ? { replyTo } : {}),
+            ...(this.options.deliveryKey ? { key: `${this.options.deliveryKey}:${index}` } : {}),
           });
           const written = { part: index, messageId, text };
           this.#sent.push(written);
