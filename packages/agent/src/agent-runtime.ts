@@ -105,6 +105,13 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         traceId,
       });
     },
+    // A child that failed while the host was down (or no longer knows this token: the host was
+    // replaced and is about to replace this agent) runs again, here or at the next start.
+    hostAnswers: () =>
+      mesh.call({ method: 'GET', path: '/mesh/self', timeoutMs: 5_000 }).then(
+        () => true,
+        () => false,
+      ),
     ...(deps.subagentDeliveryRetryMs ? { deliveryRetryMs: deps.subagentDeliveryRetryMs } : {}),
   });
   const skillTools = deps.skills ? [createSkillViewTool(deps.skills)] : [];

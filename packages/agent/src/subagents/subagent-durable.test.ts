@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatEvent } from '@openlegion/protocol';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentLoop } from '../loop/agent-loop.js';
 import {
   MAX_SUBAGENT_RESTARTS,
@@ -182,5 +182,45 @@ describe('durable subagents', () => {
     });
     expect(second.children.turns).toEqual([]);
     await first.subagents.close(); // the dead process's timers
+  });
+  it('runs a child again when it failed because the host was away, once the host answers', async () => {
+    const dir = dataDir();
+    const store = SubagentStore.open(dir);
+    stores.push(store);
+    const children = scriptedChildren();
+    const answers = [false, false, true, true];
+    const subagents = new SubagentManager({
+      workspace: join(dir, 'workspace'),
+      childLoop: () => children.loop,
+      logger: pino({ level: 'silent' }),
+      store,
+      hostAnswers: async () => answers.shift() ?? true,
+      hostRetryMs: 0,
+    });
+    const run = subagents.spawn(spec());
+    children.turns[0]?.emit({
+      type: 'error',
+      code: 'AGENT_LLM_FAILED',
+      message: 'connect ECONNREFUSED',
+      retryable: true,
+    });
+    children.turns[0]?.finish();
+    await vi.waitFor(() => expect(children.turns).toHaveLength(2));
+    expect(children.turns[1]?.message).toContain('attempt 2');
+    children.answer(1, 'done after all');
+    expect(await subagents.result(run.id, 1_000)).toMatchObject({
+      state: 'done',
+      result: 'done after all',
+      restarts: 1,
+    });
+    // A failure while the host answers is the child's own.
+    const failing = subagents.spawn(spec());
+    children.turns[2]?.emit({ type: 'error', code: 'AGENT_LLM_FAILED', message: 'bad', retryable: false });
+    children.turns[2]?.finish();
+    expect(await subagents.result(failing.id, 1_000)).toMatchObject({
+      state: 'failed',
+      result: 'AGENT_LLM_FAILED: bad',
+    });
+    await subagents.close();
   });
 });

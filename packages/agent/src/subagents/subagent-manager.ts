@@ -21,6 +21,8 @@ const KEEP_FINISHED = 50;
 export const MAX_SUBAGENT_RESTARTS = 2;
 /** Waits between tries to hand an answer to the host (the last repeats until it answers). */
 const DELIVERY_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 15_000, 60_000];
+/** How often a run that failed while the host was away asks whether it is back. */
+const HOST_RETRY_MS = 5_000;
 /** The longest answer kept of a subagent: it returns into its parent's prompt. */
 export const SUBAGENT_RESULT_MAX_CHARS = 16_000;
 
@@ -127,6 +129,12 @@ export class SubagentManager {
       /** Hands an answer no turn collected to the agent's own lane; without it, answers wait for subagent_result. */
       deliver?: (delivery: SubagentDelivery) => Promise<void>;
       deliveryRetryMs?: readonly number[];
+      /**
+       * Whether the host answers this agent (its token still good). A child that failed while it
+       * did not is run again once it does: the host was killed or is replacing this agent.
+       */
+      hostAnswers?: () => Promise<boolean>;
+      hostRetryMs?: number;
       now?: () => number;
     },
   ) {
@@ -149,19 +157,19 @@ export class SubagentManager {
       const spec = this.#spec(record.id);
       const elapsed = now - record.startedAt;
       if (record.depth > 1)
-        this.#endAtStart(
+        this.#end(
           record,
           'failed',
           'stopped: the agent restarted while it ran (only the agent’s own subagents are run again)',
         );
       else if (elapsed >= spec.timeoutMs)
-        this.#endAtStart(
+        this.#end(
           record,
           'timed_out',
           `${stoppedBecause('timed_out', spec)} (counted from its first start; the agent restarted meanwhile)`,
         );
       else if (record.restarts >= MAX_SUBAGENT_RESTARTS)
-        this.#endAtStart(
+        this.#end(
           record,
           'failed',
           `stopped: the agent restarted while it ran, ${record.restarts + 1} times (a subagent is run again ${MAX_SUBAGENT_RESTARTS} times at most)`,
@@ -290,11 +298,10 @@ export class SubagentManager {
   }
 
   #launch(record: SubagentRecord, spec: SubagentSpec, timeoutMs: number): void {
-    const workspace = join(this.deps.workspace, 'subagents', record.id);
-    mkdirSync(workspace, { recursive: true });
     const controller = new AbortController();
-    const loop = this.deps.childLoop({ depth: record.depth, role: spec.role, tools: spec.tools, workspace });
-    const finished = this.#run(record, loop, spec, controller, timeoutMs).then((ended) => {
+    const timer = setTimeout(() => controller.abort('timed_out'), timeoutMs);
+    const finished = this.#run(record, spec, controller).then((ended) => {
+      clearTimeout(timer);
       this.#running.delete(record.id);
       if (!ended) return;
       this.#deliverIfUnclaimed(record);
@@ -303,16 +310,55 @@ export class SubagentManager {
     this.#running.set(record.id, { controller, finished });
   }
 
-  /** Runs the child; false when the agent stopped under it (it stays `running`, to run again). */
-  async #run(
+  /**
+   * Runs the child, again when it failed because the host went away (killed or restarting: the
+   * failure is not the child's); false when the agent stopped under it (it stays `running` in
+   * agent.db, to run again at the next start).
+   */
+  async #run(record: SubagentRecord, spec: SubagentSpec, controller: AbortController): Promise<boolean> {
+    const log = this.deps.logger.child({ subagent: record.id, depth: record.depth });
+    for (;;) {
+      const { answer, failure } = await this.#attempt(record, spec, controller);
+      if (controller.signal.aborted) return this.#stopped(record, spec, controller.signal, log);
+      if (answer !== undefined && failure === undefined) {
+        const captured =
+          spec.squad && this.deps.squads ? await this.#capture(spec.squad, record, answer, spec) : undefined;
+        this.#end(record, 'done', clip(answer), captured);
+        return true;
+      }
+      const reason = clip(failure ?? 'the subagent ended without an answer');
+      if (!this.deps.hostAnswers || (await this.deps.hostAnswers())) {
+        this.#end(record, 'failed', reason);
+        return true;
+      }
+      log.warn(
+        { failure: reason },
+        'subagent failed while the host was away; it runs again when the host answers',
+      );
+      await this.#untilHostAnswers(controller.signal);
+      if (controller.signal.aborted) return this.#stopped(record, spec, controller.signal, log);
+      if (record.restarts >= MAX_SUBAGENT_RESTARTS) {
+        this.#end(
+          record,
+          'failed',
+          `stopped: the host went away while it ran, ${record.restarts + 1} times (a subagent is run again ${MAX_SUBAGENT_RESTARTS} times at most); last failure: ${reason}`,
+        );
+        return true;
+      }
+      record.restarts += 1;
+      this.#store.update(record);
+    }
+  }
+
+  /** One run of the child loop: its answer, or what went wrong. */
+  async #attempt(
     record: SubagentRecord,
-    loop: AgentLoop,
     spec: SubagentSpec,
     controller: AbortController,
-    timeoutMs: number,
-  ): Promise<boolean> {
-    const log = this.deps.logger.child({ subagent: record.id, depth: record.depth });
-    const timer = setTimeout(() => controller.abort('timed_out'), timeoutMs);
+  ): Promise<{ answer?: string; failure?: string }> {
+    const workspace = join(this.deps.workspace, 'subagents', record.id);
+    mkdirSync(workspace, { recursive: true });
+    const loop = this.deps.childLoop({ depth: record.depth, role: spec.role, tools: spec.tools, workspace });
     let answer: string | undefined;
     let failure: string | undefined;
     const emit = (event: ChatEvent) => {
@@ -336,41 +382,60 @@ export class SubagentManager {
       );
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
-    } finally {
-      clearTimeout(timer);
     }
-    const reason = controller.signal.aborted ? String(controller.signal.reason) : undefined;
-    if (reason === 'shutdown') {
-      log.info({ tokens: record.tokens }, 'subagent stopped with the agent; it runs again at the next start');
-      return false;
-    }
-    record.endedAt = this.#now();
-    if (reason === 'timed_out' || reason === 'over_budget' || reason === 'killed') {
-      record.state = reason;
-      record.result = stoppedBecause(reason, spec);
-    } else if (answer !== undefined && failure === undefined) {
-      record.state = 'done';
-      record.result = clip(answer);
-      if (spec.squad && this.deps.squads)
-        record.captured = await this.#capture(spec.squad, record, answer, spec);
-    } else {
-      record.state = 'failed';
-      record.result = clip(failure ?? 'the subagent ended without an answer');
-    }
-    this.#store.update(record);
-    log.info(
-      { state: record.state, tokens: record.tokens, ms: record.endedAt - record.startedAt },
-      'subagent ended',
-    );
-    return true;
+    return { ...(answer !== undefined ? { answer } : {}), ...(failure !== undefined ? { failure } : {}) };
   }
 
-  #endAtStart(record: SubagentRecord, state: SubagentState, result: string): void {
+  /** An aborted run: ended as killed, timed out or over budget; left running when the agent stops. */
+  #stopped(record: SubagentRecord, spec: SubagentSpec, signal: AbortSignal, log: Logger): boolean {
+    const reason = String(signal.reason);
+    if (reason === 'timed_out' || reason === 'over_budget' || reason === 'killed') {
+      this.#end(record, reason, stoppedBecause(reason, spec));
+      return true;
+    }
+    log.info({ tokens: record.tokens }, 'subagent stopped with the agent; it runs again at the next start');
+    return false;
+  }
+
+  async #untilHostAnswers(signal: AbortSignal): Promise<void> {
+    const delayMs = this.deps.hostRetryMs ?? HOST_RETRY_MS;
+    while (!signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+      if (!signal.aborted && (await this.deps.hostAnswers?.())) return;
+    }
+  }
+
+  #end(
+    record: SubagentRecord,
+    state: SubagentState,
+    result: string,
+    captured?: SubagentRecord['captured'],
+  ): void {
     record.state = state;
     record.result = result;
     record.endedAt = this.#now();
+    if (captured) record.captured = captured;
     this.#store.update(record);
-    this.deps.logger.warn({ subagent: record.id, state }, result);
+    this.deps.logger.info(
+      {
+        subagent: record.id,
+        depth: record.depth,
+        state,
+        tokens: record.tokens,
+        ms: record.endedAt - record.startedAt,
+      },
+      'subagent ended',
+    );
   }
 
   /** An ended answer of the agent's own child that nothing took, while no turn of its conversation runs. */
