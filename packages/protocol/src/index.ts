@@ -295,6 +295,11 @@ export {
   type ToolLoading,
 } from './skills-config.js';
 export {
+  planSquadCompression,
+  SQUAD_EPISODIC_MAX_AGE_DAYS,
+  type SquadCompression,
+} from './squad-memory-compression.js';
+export {
   SUBAGENT_STATES,
   type SubagentsList,
   type SubagentView,
