@@ -300,9 +300,11 @@ export {
   type SquadCompression,
 } from './squad-memory-compression.js';
 export {
+  SUBAGENT_HEADER,
   SUBAGENT_STATES,
   type SubagentsList,
   type SubagentView,
+  subagentPathSchema,
   subagentsListSchema,
   subagentViewSchema,
 } from './subagents-api.js';

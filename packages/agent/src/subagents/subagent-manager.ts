@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { AgentLoop } from '../loop/agent-loop.js';
 import { captureSession, type SquadMemoryClient } from './squad-memory.js';
 import { deliveryMessage } from './subagent-answer.js';
+import { currentSubagentPath, runAsSubagent } from './subagent-context.js';
 import { SubagentStore } from './subagent-store.js';
 
 /** Children are depth 1, their children depth 2: a chain never runs deeper than this (seed 003). */
@@ -108,6 +109,8 @@ export type ChildLoopFactory = (child: {
 export class SubagentManager {
   readonly #records = new Map<string, SubagentRecord>();
   readonly #specs = new Map<string, SubagentSpec>();
+  /** Each live run's chain of ids from the agent down, sent with its calls so traces nest. */
+  readonly #paths = new Map<string, string>();
   readonly #running = new Map<string, { controller: AbortController; finished: Promise<void> }>();
   readonly #collected = new Set<string>();
   /** Turns running now, by conversation: their subagents' answers wait for them to collect. */
@@ -212,6 +215,9 @@ export class SubagentManager {
       ...(spec.squad ? { squad: spec.squad } : {}),
     };
     this.#store.insert(record, spec);
+    // Spawned from a subagent's tool call, the run is inside its parent's context.
+    const parentPath = currentSubagentPath();
+    this.#paths.set(id, parentPath ? `${parentPath}/${id}` : id);
     this.#records.set(id, record);
     this.#specs.set(id, spec);
     this.#launch(record, spec, spec.timeoutMs);
@@ -370,15 +376,19 @@ export class SubagentManager {
       else if (event.type === 'error') failure = `${event.code}: ${event.message}`;
     };
     const message = spec.prompt ?? spec.task;
+    // Re-run after a restart, only the agent's own children run: their path is their id.
+    const path = this.#paths.get(record.id) ?? record.id;
     try {
-      await loop.runTask(
-        {
-          message: record.restarts > 0 ? `${restartNote(record.restarts)}\n\n${message}` : message,
-          conversationId: `subagent-${record.id}`,
-          ...(spec.traceId ? { traceId: spec.traceId } : {}),
-        },
-        emit,
-        controller.signal,
+      await runAsSubagent(path, () =>
+        loop.runTask(
+          {
+            message: record.restarts > 0 ? `${restartNote(record.restarts)}\n\n${message}` : message,
+            conversationId: `subagent-${record.id}`,
+            ...(spec.traceId ? { traceId: spec.traceId } : {}),
+          },
+          emit,
+          controller.signal,
+        ),
       );
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
@@ -548,6 +558,7 @@ export class SubagentManager {
     for (const id of old) {
       this.#records.delete(id);
       this.#specs.delete(id);
+      this.#paths.delete(id);
       this.#collected.delete(id);
     }
     this.#store.delete(old);
