@@ -6,10 +6,12 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import { createToolApprovalGate } from './approvals/tool-approval-gate.js';
 import { createContextManager } from './context/create-context-manager.js';
+import { createFastTierCall } from './context/fast-tier.js';
 import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { type AgentLoop, type AgentLoopDeps, createAgentLoop } from './loop/agent-loop.js';
+import { createMessageClassifier } from './loop/message-classifier.js';
 import { createMcpTransport, McpManager } from './mcp/index.js';
 import type { McpOperator } from './mcp/mcp-routes.js';
 import { createMemoryRecall, meshSharedRecall, withRecallViews } from './memory-recall/index.js';
@@ -187,6 +189,19 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     ),
     logger,
     ...(approval ? { approval } : {}),
+    ...(self.loop.classify
+      ? {
+          classify: createMessageClassifier(
+            createFastTierCall(deps.llm, undefined, (error) =>
+              logger.warn(
+                { err: error },
+                "fast tier unavailable; the message was classified on the default tier (its cost is the default model's)",
+              ),
+            ),
+            logger,
+          ),
+        }
+      : {}),
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
   };
   const loop = withParentTurns(createAgentLoop(loopDeps), subagents);

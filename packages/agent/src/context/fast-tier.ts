@@ -60,7 +60,8 @@ export function createFastTierCall(
 }
 
 /** The fast tier could not answer (as opposed to refusing the request). */
-function isUnavailable(error: unknown): boolean {
+/** A failure of the tier itself (5xx, 429, no connection), not a refusal of the request. */
+export function isUnavailable(error: unknown): boolean {
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number') return status >= 500 || status === 429;
   // No status: the connection failed or timed out.
