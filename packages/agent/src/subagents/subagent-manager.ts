@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { backoffFrom, retry } from '@openlegion/infra/clock';
 import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { AgentLoop } from '../loop/agent-loop.js';
 import { captureSession, type SquadMemoryClient } from './squad-memory.js';
-import { deliveryMessage } from './subagent-answer.js';
+import { clip, deliveryMessage, restartNote, stoppedBecause } from './subagent-answer.js';
 import { currentSubagentPath, runAsSubagent } from './subagent-context.js';
 import { SubagentStore } from './subagent-store.js';
 
@@ -24,8 +25,9 @@ export const MAX_SUBAGENT_RESTARTS = 2;
 const DELIVERY_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 15_000, 60_000];
 /** How often a run that failed while the host was away asks whether it is back. */
 const HOST_RETRY_MS = 5_000;
-/** The longest answer kept of a subagent: it returns into its parent's prompt. */
-export const SUBAGENT_RESULT_MAX_CHARS = 16_000;
+
+// Kept exported from here too: callers import it with the manager.
+export { SUBAGENT_RESULT_MAX_CHARS } from './subagent-answer.js';
 
 export interface SubagentSpec {
   task: string;
@@ -116,9 +118,9 @@ export class SubagentManager {
   /** Turns running now, by conversation: their subagents' answers wait for them to collect. */
   readonly #turns = new Map<string, number>();
   readonly #sending = new Map<string, Promise<void>>();
-  readonly #retryTimers = new Set<NodeJS.Timeout>();
+  /** Aborted when the agent stops: ends the delivery retries (the next start sends again). */
+  readonly #stopping = new AbortController();
   readonly #store: SubagentStore;
-  #closed = false;
 
   constructor(
     private readonly deps: {
@@ -294,9 +296,7 @@ export class SubagentManager {
    * next start runs them again; answers not sent yet are sent then.
    */
   async close(): Promise<void> {
-    this.#closed = true;
-    for (const timer of this.#retryTimers) clearTimeout(timer);
-    this.#retryTimers.clear();
+    this.#stopping.abort();
     for (const { controller } of this.#running.values()) controller.abort('shutdown');
     await Promise.all([...this.#running.values()].map(({ finished }) => finished));
     await Promise.allSettled([...this.#sending.values()]);
@@ -452,7 +452,7 @@ export class SubagentManager {
   #deliverIfUnclaimed(record: SubagentRecord): void {
     const spec = this.#specs.get(record.id);
     const deliver = this.deps.deliver;
-    if (!deliver || !spec || this.#closed) return;
+    if (!deliver || !spec || this.#stopping.signal.aborted) return;
     if (record.depth !== 1 || record.state === 'running' || !this.#unclaimed(record)) return;
     const conversationId = spec.parentConversation ?? 'default';
     if ((this.#turns.get(conversationId) ?? 0) > 0) return;
@@ -463,25 +463,24 @@ export class SubagentManager {
       traceId: spec.traceId,
     };
     const delays = this.deps.deliveryRetryMs ?? DELIVERY_RETRY_DELAYS_MS;
-    const send = async (attempt: number): Promise<void> => {
+    const send = async (): Promise<void> => {
       try {
-        await deliver(delivery);
-      } catch (error) {
-        if (this.#closed) return;
-        const delayMs = delays[Math.min(attempt, delays.length - 1)] ?? 1_000;
-        this.deps.logger.warn(
-          { err: error, subagent: record.id, attempt: attempt + 1, retry_ms: delayMs },
-          'subagent answer not delivered to the lane yet; trying again',
-        );
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            this.#retryTimers.delete(timer);
-            resolve();
-          }, delayMs);
-          this.#retryTimers.add(timer);
+        await retry(() => deliver(delivery), {
+          attempts: Number.POSITIVE_INFINITY,
+          backoffMs: backoffFrom(delays),
+          retryable: () => true,
+          signal: this.#stopping.signal,
+          onRetry: (error, attempt, waitMs) =>
+            this.deps.logger.warn(
+              { err: error, subagent: record.id, attempt: attempt + 1, retry_ms: waitMs },
+              'subagent answer not delivered to the lane yet; trying again',
+            ),
         });
-        if (this.#closed) return;
-        return send(attempt + 1);
+      } catch (error) {
+        // Only the agent stopping ends the retries: the next start sends it again.
+        if (this.#stopping.signal.aborted) return;
+        this.deps.logger.error({ err: error, subagent: record.id }, 'subagent answer not delivered');
+        return;
       }
       record.deliveredAt = this.#now();
       this.#store.update(record);
@@ -490,7 +489,7 @@ export class SubagentManager {
         'subagent answer delivered',
       );
     };
-    const sending = send(0).finally(() => {
+    const sending = send().finally(() => {
       this.#sending.delete(record.id);
       this.#forgetOld();
     });
@@ -569,11 +568,6 @@ export class SubagentManager {
   }
 }
 
-/** What a child run again is told first. */
-function restartNote(restarts: number): string {
-  return `(This task was interrupted by an agent restart and is running again, attempt ${restarts + 1}. Your workspace folder may hold files from the earlier attempt: check them before redoing work.)`;
-}
-
 /** Until one of `pending` settles, `waitMs` passes or `signal` aborts. */
 async function waitFor(pending: Promise<unknown>[], waitMs: number, signal?: AbortSignal): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -583,17 +577,4 @@ async function waitFor(pending: Promise<unknown>[], waitMs: number, signal?: Abo
   });
   await Promise.race([Promise.all(pending), gaveUp]);
   clearTimeout(timer);
-}
-
-function stoppedBecause(reason: 'timed_out' | 'over_budget' | 'killed', spec: SubagentSpec): string {
-  if (reason === 'timed_out')
-    return `stopped: it ran past its ${Math.round(spec.timeoutMs / 1000)} s timeout`;
-  if (reason === 'over_budget') return `stopped: it spent more than its ${spec.maxTokens} tokens`;
-  return 'stopped: killed';
-}
-
-function clip(text: string): string {
-  return text.length > SUBAGENT_RESULT_MAX_CHARS
-    ? `${text.slice(0, SUBAGENT_RESULT_MAX_CHARS)}… (cut at ${SUBAGENT_RESULT_MAX_CHARS} characters)`
-    : text;
 }
