@@ -1,15 +1,17 @@
 import { join } from 'node:path';
 import { openDatabase } from '@openlegion/infra/sqlite';
 import type { MemoryEngine } from '@openlegion/memory';
-import type { AgentSelf } from '@openlegion/protocol';
+import { type AgentSelf, SELF_INBOX_MESH_PATH } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import { createToolApprovalGate } from './approvals/tool-approval-gate.js';
 import { createContextManager } from './context/create-context-manager.js';
+import { createFastTierCall } from './context/fast-tier.js';
 import { createLcmTools, SummaryStore } from './context/lossless/index.js';
 import type { ConversationStore } from './conversation-store.js';
 import { createHostClient } from './host-client.js';
 import { type AgentLoop, type AgentLoopDeps, createAgentLoop } from './loop/agent-loop.js';
+import { createMessageClassifier } from './loop/message-classifier.js';
 import { createMcpTransport, McpManager } from './mcp/index.js';
 import type { McpOperator } from './mcp/mcp-routes.js';
 import { createMemoryRecall, meshSharedRecall, withRecallViews } from './memory-recall/index.js';
@@ -20,7 +22,9 @@ import {
   MAX_SUBAGENT_DEPTH,
   SUBAGENT_TOOL_NAMES,
   SubagentManager,
+  SubagentStore,
   squadMemoryClient,
+  withParentTurns,
 } from './subagents/index.js';
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
@@ -56,6 +60,8 @@ export interface AgentRuntimeDeps {
   skills?: () => Promise<SkillSnapshot>;
   logger: Logger;
   retryDelaysMs?: readonly number[];
+  /** Waits between tries to hand a subagent's answer to the host's lane. */
+  subagentDeliveryRetryMs?: readonly number[];
 }
 
 /**
@@ -83,12 +89,32 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   let childLoop: ChildLoopFactory = () => {
     throw new Error('subagents spawn only once the agent runtime is built');
   };
-  const squads = squadMemoryClient(createMeshClient({ meshUrl: deps.meshUrl, token: deps.token }));
+  const mesh = createMeshClient({ meshUrl: deps.meshUrl, token: deps.token });
+  const squads = squadMemoryClient(mesh);
+  // Runs live in agent.db (on the /data volume): a restart runs them again and still delivers.
+  const subagentStore = SubagentStore.open(deps.dataDir);
   const subagents = new SubagentManager({
     workspace: deps.workspace,
     childLoop: (child) => childLoop(child),
     logger,
     squads,
+    store: subagentStore,
+    deliver: async ({ key, conversationId, message, traceId }) => {
+      await mesh.call({
+        method: 'POST',
+        path: SELF_INBOX_MESH_PATH,
+        body: { key, conversation_id: conversationId, message },
+        traceId,
+      });
+    },
+    // A child that failed while the host was down (or no longer knows this token: the host was
+    // replaced and is about to replace this agent) runs again, here or at the next start.
+    hostAnswers: () =>
+      mesh.call({ method: 'GET', path: '/mesh/self', timeoutMs: 5_000 }).then(
+        () => true,
+        () => false,
+      ),
+    ...(deps.subagentDeliveryRetryMs ? { deliveryRetryMs: deps.subagentDeliveryRetryMs } : {}),
   });
   const skillTools = deps.skills ? [createSkillViewTool(deps.skills)] : [];
   const selected = selectTools(self.tools, [
@@ -163,9 +189,22 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     ),
     logger,
     ...(approval ? { approval } : {}),
+    ...(self.loop.classify
+      ? {
+          classify: createMessageClassifier(
+            createFastTierCall(deps.llm, undefined, (error) =>
+              logger.warn(
+                { err: error },
+                "fast tier unavailable; the message was classified on the default tier (its cost is the default model's)",
+              ),
+            ),
+            logger,
+          ),
+        }
+      : {}),
     ...(deps.retryDelaysMs ? { retryDelaysMs: deps.retryDelaysMs } : {}),
   };
-  const loop = createAgentLoop(loopDeps);
+  const loop = withParentTurns(createAgentLoop(loopDeps), subagents);
   childLoop = (child) => {
     // A child's tools are within its parent's (the agent's): never more than mesh.yaml allows.
     const own = selectTools(child.tools, tools).tools.filter((tool) => !SUBAGENT_TOOL_NAMES.has(tool.name));
@@ -180,6 +219,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       logger: logger.child({ depth: child.depth }),
     });
   };
+  // Runs a stopped agent left behind run again now that children can be built.
+  subagents.resume();
   return {
     loop,
     mcp,
@@ -187,6 +228,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     ready: mcpStarted,
     async close() {
       await subagents.close();
+      subagentStore.close();
       await Promise.all([agentTools.close(), mcp.close()]);
       context.close();
       if (typeof contextDb !== 'string') contextDb.close();

@@ -38,6 +38,8 @@ export interface AgentTuning {
   memoryBackfillRetryMs?: readonly number[];
   /** How often memory is checked for items without vectors. */
   memoryBackfillCheckMs?: number;
+  /** Waits between tries to hand a subagent's answer to the host's lane. */
+  subagentDeliveryRetryMs?: readonly number[];
 }
 
 /**
@@ -148,6 +150,9 @@ export async function startAgent(options: {
           skills,
           logger,
           ...(options.tuning?.llmRetryDelaysMs ? { retryDelaysMs: options.tuning.llmRetryDelaysMs } : {}),
+          ...(options.tuning?.subagentDeliveryRetryMs
+            ? { subagentDeliveryRetryMs: options.tuning.subagentDeliveryRetryMs }
+            : {}),
         }),
       ));
     const loop = deferredLoop(loadRuntime);

@@ -16,7 +16,7 @@ export async function parseSseEvents(body: string): Promise<ChatEvent[]> {
 export async function postChat(
   agentUrl: string,
   token: string,
-  body: { message: string; conversation_id?: string },
+  body: { message: string; conversation_id?: string; trace_id?: string },
 ): Promise<{ status: number; contentType: string | null; events: ChatEvent[] }> {
   const response = await fetch(`${agentUrl}/chat`, {
     method: 'POST',

@@ -122,6 +122,7 @@ export const agentSelfSchema = z.object({
       max_tool_rounds: z.number().int().positive().default(30),
       max_task_iterations: z.number().int().positive().default(20),
       escalate: z.boolean().default(false),
+      classify: z.boolean().default(false),
     })
     .prefault({}),
   browser: z

@@ -117,6 +117,13 @@ const loopSchema = z
      * instead of ending. Off by default: the complex tier costs several times more.
      */
     escalate: z.boolean().default(false),
+    /**
+     * Opt-in (seed 004): before a chat turn, one fast-tier call classifies the message (command,
+     * question or statement; simple or complex); a simple one is answered on the `fast` tier, a
+     * complex one on the agent's model. Off by default: one more call a turn, and the fast tier
+     * answers less well.
+     */
+    classify: z.boolean().default(false),
   })
   .strict();
 

@@ -171,7 +171,11 @@ export {
   publishRequestSchema,
   pubsubEventsAnswerSchema,
   pubsubEventsQuerySchema,
+  SELF_INBOX_MESH_PATH,
+  type SelfInboxMessage,
   type SubscriptionInfo,
+  selfInboxAnswerSchema,
+  selfInboxMessageSchema,
   subscribeRequestSchema,
   subscriptionSchema,
   subscriptionsAnswerSchema,
@@ -303,9 +307,16 @@ export {
   spawnRequestSchema,
 } from './spawn-api.js';
 export {
+  planSquadCompression,
+  SQUAD_EPISODIC_MAX_AGE_DAYS,
+  type SquadCompression,
+} from './squad-memory-compression.js';
+export {
+  SUBAGENT_HEADER,
   SUBAGENT_STATES,
   type SubagentsList,
   type SubagentView,
+  subagentPathSchema,
   subagentsListSchema,
   subagentViewSchema,
 } from './subagents-api.js';

@@ -105,6 +105,34 @@ export const pubsubEventsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1_000).default(50),
 });
 
+/** Where an agent posts a message to its own lane (a subagent's answer its turn stopped waiting for). */
+export const SELF_INBOX_MESH_PATH = '/mesh/self/inbox';
+
+/**
+ * `POST /mesh/self/inbox`: a message into the caller's own lane, once per `key` (the host drops a
+ * key it has seen: a delivery repeated after a crash is not a second turn).
+ */
+export const selfInboxMessageSchema = z
+  .object({
+    /** The sender's id for this message (a subagent run id); the host scopes it to the agent. */
+    key: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, . _ : - (at most 128)'),
+    message: z.string().min(1).max(100_000),
+    /** The conversation the turn runs in: the one that spawned the subagent. */
+    conversation_id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/, 'letters, digits, . _ : @ - (at most 200)')
+      .default('default'),
+  })
+  .strict();
+export type SelfInboxMessage = z.infer<typeof selfInboxMessageSchema>;
+
+/** The answer: the lane item, and whether this key was seen before (`existing`: nothing new queued). */
+export const selfInboxAnswerSchema = z.object({
+  item_id: z.number().int(),
+  trace_id: z.string(),
+  outcome: z.enum(['queued', 'existing']),
+});
+
 /** `POST /mesh/messages`: to another agent's lane; `ask` waits for its answer. */
 export const agentMessageSchema = z
   .object({

@@ -96,7 +96,12 @@ describe('meshConfigSchema', () => {
       strategy: 'lossless',
       keep_turns: 4,
     });
-    expect(agent?.loop).toEqual({ max_tool_rounds: 30, max_task_iterations: 20, escalate: false });
+    expect(agent?.loop).toEqual({
+      max_tool_rounds: 30,
+      max_task_iterations: 20,
+      escalate: false,
+      classify: false,
+    });
     expect(agent?.browser.tier).toBe('basic');
   });
 

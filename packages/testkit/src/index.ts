@@ -54,6 +54,7 @@ export {
 } from './fake-mcp/index.js';
 export {
   type FakeAgentSelf,
+  type FakeInboxMessage,
   type FakeMeshHost,
   type FakeMeshHostCall,
   type FakeMeshHostOptions,

@@ -1,6 +1,6 @@
-import { TRACE_HEADER } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { z } from 'zod';
+import { traceHeaders } from '../subagents/subagent-context.js';
 
 /** The cheap model that flushes and summarises: a tier alias the host's `/v1` resolves. */
 export const FAST_TIER_MODEL = 'fast';
@@ -42,7 +42,7 @@ export function createFastTierCall(
         // No temperature or max_tokens: reasoning models (o-series, gpt-5) refuse both, and the tier
         // may be any of them. The prompts ask for short answers instead.
       },
-      { signal, ...(traceId ? { headers: { [TRACE_HEADER]: traceId } } : {}) },
+      { signal, ...(traceId ? { headers: traceHeaders(traceId) } : {}) },
     );
     const text = completion.choices[0]?.message.content;
     if (!text) throw new Error('the fast tier answered with no text');
@@ -60,7 +60,8 @@ export function createFastTierCall(
 }
 
 /** The fast tier could not answer (as opposed to refusing the request). */
-function isUnavailable(error: unknown): boolean {
+/** A failure of the tier itself (5xx, 429, no connection), not a refusal of the request. */
+export function isUnavailable(error: unknown): boolean {
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number') return status >= 500 || status === 429;
   // No status: the connection failed or timed out.

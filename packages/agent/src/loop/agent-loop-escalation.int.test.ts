@@ -22,7 +22,7 @@ describe('the agent loop with loop.escalate (seed 004)', () => {
   it('moves a repeating turn to the complex tier once instead of ending it', async () => {
     const counter = counterTool();
     harness = await startLoopHarness({
-      self: { loop: { escalate: true, max_tool_rounds: 30, max_task_iterations: 20 } },
+      self: { loop: { escalate: true, classify: false, max_tool_rounds: 30, max_task_iterations: 20 } },
       tools: [counter],
       script: {
         models: [TEST_MODEL, 'complex'],
@@ -43,7 +43,7 @@ describe('the agent loop with loop.escalate (seed 004)', () => {
   it('gives a turn out of tool rounds a new allowance on the complex tier', async () => {
     const counter = counterTool();
     harness = await startLoopHarness({
-      self: { loop: { escalate: true, max_tool_rounds: 2, max_task_iterations: 20 } },
+      self: { loop: { escalate: true, classify: false, max_tool_rounds: 2, max_task_iterations: 20 } },
       tools: [counter],
       script: {
         models: [TEST_MODEL, 'complex'],

@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
 import type { ContextManager } from '../context/context-manager.js';
+import { FAST_TIER_MODEL, isUnavailable } from '../context/fast-tier.js';
 import type { ConversationStore } from '../conversation-store.js';
 import { type MemoryRecall, recallEvent, withRecallBlock } from '../memory-recall/index.js';
 import { type Directives, parseDirectives } from '../prompt/directives.js';
@@ -15,6 +16,7 @@ import type { InstructionSource } from '../workspace/operator-instructions.js';
 import { applyModelDirective, MODEL_REFUSALS, refuseModel } from './conversation-model.js';
 import { probeHeartbeat } from './heartbeat-probe.js';
 import { proxyErrorCode } from './llm-failure.js';
+import type { MessageClassifier } from './message-classifier.js';
 import { LlmCallFailedError } from './model-call.js';
 import { isSilentReply } from './silent-reply.js';
 import { errorEvent, toTurnError } from './turn-errors.js';
@@ -77,6 +79,8 @@ export interface AgentLoopDeps {
   clock?: Clock;
   /** Tools that ask first (mesh.yaml `agents.NAME.approval`); none when absent. */
   approval?: ToolApprovalGate;
+  /** `loop.classify`: a chat message classified on the fast tier picks the turn's tier. */
+  classify?: MessageClassifier;
   retryDelaysMs?: readonly number[];
   streamIdleTimeoutMs?: number;
 }
@@ -160,6 +164,14 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       history,
     });
     const recallReport = recalled && recalled.budgetChars > 0 ? recallEvent(recalled) : undefined;
+    // Seed 004: a simple chat message is answered on the fast tier; a /model choice wins.
+    const classified =
+      kind === 'chat' && deps.classify && turnModel.model === deps.self.model
+        ? await deps.classify(directives.message, signal, input.traceId)
+        : undefined;
+    const onFastTier = classified?.complexity === 'simple';
+    if (classified)
+      log.info({ classified, model: onFastTier ? FAST_TIER_MODEL : turnModel.model }, 'message classified');
     if (recallReport) log.debug({ recall: recallReport }, 'memory recalled');
     const plan: TurnPlan = {
       conversationId,
@@ -169,11 +181,22 @@ export function createAgentLoop(deps: AgentLoopDeps): AgentLoop {
       userMessage: withRecallBlock(directives.message, recalled),
       tools,
       maxRounds: input.maxRounds,
-      model: turnModel.model,
+      model: onFastTier ? FAST_TIER_MODEL : turnModel.model,
       ...(input.drainSteered ? { drainSteered: steeredWithoutInvisible(input.drainSteered) } : {}),
     };
     try {
       const outcome = await runTurn(runner, plan, emit, signal).catch((error: unknown) => {
+        // The fast tier the classifier chose is unavailable: the turn runs on the agent's model
+        // (dearer: logged, and its cost is the default model's in the host's costs).
+        if (
+          onFastTier &&
+          !signal.aborted &&
+          error instanceof LlmCallFailedError &&
+          isUnavailable(error.cause)
+        ) {
+          log.warn({ err: error }, "fast tier unavailable; the turn runs on the agent's model");
+          return runTurn(runner, { ...plan, model: deps.self.model }, emit, signal);
+        }
         // A provider/model the host refuses (not this agent's to call, no such provider or model):
         // refused on the turn's first call (the same model until an escalation to a tier), so
         // nothing ran yet; the switch is dropped and the turn runs on mesh.yaml's model.

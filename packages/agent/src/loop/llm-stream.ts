@@ -1,6 +1,7 @@
-import { type ChatEvent, TRACE_HEADER } from '@openlegion/protocol';
+import type { ChatEvent } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { LlmMessage } from '../context/context-manager.js';
+import { traceHeaders } from '../subagents/subagent-context.js';
 
 /** A tool as the model is told about it (OpenAI `tools` entry). */
 export type LlmToolDefinition = OpenAI.Chat.Completions.ChatCompletionFunctionTool;
@@ -56,7 +57,7 @@ export async function streamCompletion(
       },
       {
         signal: AbortSignal.any([signal, idle.signal]),
-        ...(traceId ? { headers: { [TRACE_HEADER]: traceId } } : {}),
+        ...(traceId ? { headers: traceHeaders(traceId) } : {}),
       },
     );
     const calls: RequestedToolCall[] = [];

@@ -21,6 +21,7 @@ const lister: SubagentLister = {
       startedAt: Date.parse('2026-11-26T10:00:00Z'),
       endedAt: Date.parse('2026-11-26T10:00:42Z'),
       tokens: 1_234,
+      restarts: 0,
       result: 'three sources',
     },
     {
@@ -31,6 +32,7 @@ const lister: SubagentLister = {
       state: 'running',
       startedAt: Date.parse('2026-11-26T10:00:10Z'),
       tokens: 0,
+      restarts: 0,
     },
   ],
 };

@@ -1,8 +1,8 @@
 import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
 import { guardTool, ToolFailure } from '../tools/tool-failure.js';
-import { fenceUntrusted } from '../untrusted/untrusted-text.js';
 import { formatSquadMemory, SESSION_MEMORY_INSTRUCTION, type SquadMemoryClient } from './squad-memory.js';
+import { answerOf, describeRun } from './subagent-answer.js';
 import type { SubagentManager, SubagentRecord } from './subagent-manager.js';
 
 /** Defaults a spawn takes when the model names none: enough for a focused piece of work. */
@@ -107,6 +107,7 @@ export function createSubagentTools(
           maxTokens: input.max_tokens,
           parentDepth: depth,
           traceId: context.traceId,
+          parentConversation: context.conversationId,
         });
         return `started ${record.id} (depth ${record.depth}${squadNote}); collect its answer with subagent_result`;
       }),
@@ -120,7 +121,7 @@ export function createSubagentTools(
       guardTool(async () => {
         const records = manager.list();
         if (records.length === 0) return 'no subagents';
-        return records.map(describe).join('\n');
+        return records.map(describeRun).join('\n');
       }),
   };
   const result: AgentTool<z.infer<typeof resultInput>> = {
@@ -140,7 +141,7 @@ export function createSubagentTools(
         const record = await manager.result(input.id, input.wait_s * 1000, context.signal);
         if (record.state === 'running')
           return `${record.id} is still running (${record.tokens} tokens so far); ask again later`;
-        return answerOf(record);
+        return alreadySent(record) ?? answerOf(record);
       }),
   };
   const kill: AgentTool<z.infer<typeof idInput>> = {
@@ -159,15 +160,11 @@ export function createSubagentTools(
   return [spawn, list, result, kill] as AgentTool[];
 }
 
-function answerOf(record: SubagentRecord): string {
-  const answer = fenceUntrusted(`subagent ${record.id}`, record.result ?? '');
-  const captured = record.captured
-    ? `; squad ${record.squad}: ${record.captured.lessons} lessons kept, ${record.captured.distilled} distilled${record.captured.error ? ` (capture failed: ${record.captured.error})` : ''}`
-    : '';
-  return `${record.id} ${record.state} (${record.tokens} tokens${captured}), task ${JSON.stringify(record.task.slice(0, 80))}:\n${answer}`;
-}
-
-function describe(record: SubagentRecord): string {
-  const task = record.task.length > 80 ? `${record.task.slice(0, 80)}…` : record.task;
-  return `${record.id}  depth ${record.depth}  ${record.state}  ${record.tokens} tokens  ${JSON.stringify(task)}`;
+/** A run whose answer went (or is going) to the agent's lane as a message: said, not repeated. */
+function alreadySent(record: SubagentRecord): string | undefined {
+  if (record.deliveredAt !== undefined)
+    return `${record.id} ${record.state}: its answer was already delivered to you as a message (at ${new Date(record.deliveredAt).toISOString()}), after the turn that spawned it ended; look for "Your subagent ${record.id} ended" in this conversation`;
+  if (record.sending)
+    return `${record.id} ${record.state}: its answer is on its way to you as a message (the turn that spawned it ended before collecting it)`;
+  return undefined;
 }

@@ -77,7 +77,10 @@ describe('subagents in a running agent', () => {
   });
 
   it('spawns two subagents in one round and answers from both', async () => {
-    const { events } = await postChat(agent.url, TOKEN, { message: 'plan the beach day' });
+    const { events } = await postChat(agent.url, TOKEN, {
+      message: 'plan the beach day',
+      trace_id: 'trace-beach',
+    });
     const done = events.at(-1);
     expect(done?.type === 'done' ? done.text : JSON.stringify(done)).toBe(
       'Go at 06:12 under a waxing gibbous moon.',
@@ -101,5 +104,10 @@ describe('subagents in a running agent', () => {
     const childTools = (child?.tools ?? []).map((tool) => tool.function.name);
     expect(childTools).not.toContain('write_file');
     expect(existsSync(join(dataDir, 'workspace', 'subagents'))).toBe(true);
+    // Each child's calls carry the lead's trace and its own id, so the trace shows the tree.
+    const childCall = llm.requests.find((request) => request.body === child);
+    expect(childCall?.headers['x-trace-id']).toBe('trace-beach');
+    expect(childCall?.headers['x-subagent']).toMatch(/^sub-[0-9a-f]{8}$/);
+    expect(llm.requests[0]?.headers['x-subagent']).toBeUndefined();
   });
 });

@@ -35,7 +35,7 @@ export async function showTraces(
     output.out(`trace ${id}: ${events.length} hops\n`);
     for (const event of events)
       output.out(
-        `  +${String(event.at - first).padStart(6)} ms  ${event.hop.padEnd(34)} ${(event.agent ?? '-').padEnd(12)} ${oneLine(event.detail, 60)}\n`,
+        `  +${String(event.at - first).padStart(6)} ms  ${nestedHop(event).padEnd(34)} ${(event.agent ?? '-').padEnd(12)} ${oneLine(event.detail, 60)}\n`,
       );
     return;
   }
@@ -126,4 +126,11 @@ export async function showCosts(
     output.out(
       `  ${row.agent.padEnd(14)} today ${money(row.spent_today_usd)}${row.daily_usd === null ? '' : ` of ${money(row.daily_usd)}`}  month ${money(row.spent_month_usd)}${row.monthly_usd === null ? '' : ` of ${money(row.monthly_usd)}`}\n`,
     );
+}
+
+/** A subagent's call indented under its agent by depth and named by its id: the trace's tree. */
+export function nestedHop(event: { hop: string; detail: unknown }): string {
+  const detail = event.detail as { subagent?: unknown; depth?: unknown } | null;
+  if (typeof detail?.subagent !== 'string' || typeof detail.depth !== 'number') return event.hop;
+  return `${'  '.repeat(detail.depth)}↳ ${detail.subagent.split('/').at(-1)} ${event.hop}`;
 }

@@ -7,6 +7,7 @@ import {
 } from '@openlegion/agent/squad-memory';
 import {
   OpenLegionError,
+  planSquadCompression,
   SHARED_MEMORY_API_PATH,
   type SharedMemoryItem,
   sharedMemoryListAnswerSchema,
@@ -24,7 +25,6 @@ export interface SquadMemoryCall {
 }
 
 const LAYERS = Object.keys(SQUAD_LAYER_BUDGETS) as SquadLayer[];
-const DAY_MS = 86_400_000;
 
 /**
  * `openlegion memory squads list|read|write|distill|compress|flush|stats` (seed 003): the squads'
@@ -86,27 +86,15 @@ export const SQUAD_MEMORY_ACTIONS: Record<string, (call: SquadMemoryCall) => Pro
     const days = Number(options.days ?? '7');
     if (!Number.isFinite(days) || days < 0)
       throw new OpenLegionError('REQUEST_INVALID', '--days takes a number of days');
-    const before = Date.now() - days * DAY_MS;
-    const old = (await readSquad(host, squad)).filter(
-      (item) => item.category === 'episodic' && item.updated_at < before,
-    );
-    // One line per old session: its lessons joined, the session and date kept.
-    const bySession = new Map<string, SharedMemoryItem[]>();
-    for (const item of old) {
-      const session = /\(session ([^)]+)\)$/.exec(item.content)?.[1] ?? `#${item.id}`;
-      bySession.set(session, [...(bySession.get(session) ?? []), item]);
-    }
+    const { merges, sessions } = planSquadCompression(await readSquad(host, squad), Date.now(), days);
     let compressed = 0;
-    for (const [session, items] of bySession) {
-      if (items.length < 2) continue;
-      const day = new Date(Math.max(...items.map((item) => item.updated_at))).toISOString().slice(0, 10);
-      const lessons = items.map((item) => item.content.replace(/ \(session [^)]+\)$/, '')).join('; ');
-      await save(host, squad, 'episodic', `${lessons} (session ${session}, ${day})`.slice(0, 4_000));
-      for (const item of items) await requestDone(host, 'DELETE', itemPath(squad, item.id));
-      compressed += items.length;
+    for (const merge of merges) {
+      await save(host, squad, 'episodic', merge.content);
+      for (const id of merge.ids) await requestDone(host, 'DELETE', itemPath(squad, id));
+      compressed += merge.ids.length;
     }
     kit.output.out(
-      `${compressed} episodic entries older than ${days} days compressed into ${bySession.size} lines\n`,
+      `${compressed} episodic entries older than ${days} days compressed into ${sessions} lines\n`,
     );
     return 0;
   },

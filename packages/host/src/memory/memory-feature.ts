@@ -5,6 +5,7 @@ import { MeshPermissions } from '../permissions/index.js';
 import { writeRateOf } from '../server/index.js';
 import { registerSharedMemoryRoutes } from './shared-memory-routes.js';
 import { SharedMemoryStore } from './shared-memory-store.js';
+import { scheduleSquadCompression } from './squad-compression.js';
 
 /** The mesh's shared memory store (the teams feature keeps its squads' memory in it). */
 export const SHARED_MEMORY = serviceKey<SharedMemoryStore>('memory.shared');
@@ -26,7 +27,7 @@ export interface MemoryFeatureOptions {
  * Shared memory scopes: `global` and `squad:NAME` memories kept by the host in one store per mesh,
  * read and written by agents through `/mesh/memory/...` under `permissions.memory`, and by the
  * operator through `/api/memory/...` (`openlegion memory global ...`). An agent's own scope stays
- * in its container.
+ * in its container. Squads' old episodic memory is compressed daily (squad-compression.ts).
  */
 export function memoryFeature(options: MemoryFeatureOptions = {}): HostFeature {
   return {
@@ -40,6 +41,7 @@ export function memoryFeature(options: MemoryFeatureOptions = {}): HostFeature {
         itemsPerAgent: context.config.limits.shared_memory_items_per_agent,
       });
       context.provide(SHARED_MEMORY, store);
+      let stopCompression = () => {};
       return {
         routes: (app) =>
           registerSharedMemoryRoutes(app, {
@@ -47,8 +49,19 @@ export function memoryFeature(options: MemoryFeatureOptions = {}): HostFeature {
             permissions: MeshPermissions.of(context.config),
             writes: writeRateOf(context),
           }),
-        start: () => store.open(),
-        stop: () => store.close(),
+        start() {
+          store.open();
+          // Squads' episodic entries older than 7 days become one line a session, daily (seed 003).
+          stopCompression = scheduleSquadCompression({
+            store,
+            clock: context.clock,
+            logger: context.logger.child({ component: 'squad-memory' }),
+          });
+        },
+        stop() {
+          stopCompression();
+          store.close();
+        },
       };
     },
   };

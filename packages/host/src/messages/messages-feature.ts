@@ -5,6 +5,7 @@ import { requireAgent } from '../auth/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import { LANES, type LaneItem, type Lanes } from '../lanes/index.js';
 import { MeshPermissions } from '../permissions/index.js';
+import { registerSelfInboxRoutes } from './self-inbox-routes.js';
 
 /** How long `ask` waits for the answer when the caller does not say. */
 const DEFAULT_ASK_TIMEOUT_S = 120;
@@ -17,6 +18,7 @@ export const peerMessage = (from: string, message: string) => `Message from agen
  * returns at once; `ask` also waits for the answer (504 MESH_ASK_TIMEOUT after `timeout_s`; the
  * work goes on and its result is kept in the lane). Agents never call each other directly, and
  * each message is permission-checked (`permissions.message`) and carries the caller's trace id.
+ * `POST /mesh/self/inbox` puts a message into the caller's own lane, once per key.
  */
 export function messagesFeature(options: { lanes?: Lanes } = {}): HostFeature {
   return {
@@ -25,7 +27,10 @@ export function messagesFeature(options: { lanes?: Lanes } = {}): HostFeature {
     build(context) {
       const lanes = options.lanes ?? context.need(LANES);
       return {
-        routes: (app) => registerMessageRoutes(app, context, lanes),
+        routes: (app) => {
+          registerMessageRoutes(app, context, lanes);
+          registerSelfInboxRoutes(app, lanes);
+        },
         start() {
           // A `send` has nowhere to go back to: its result stays in the lane (GET /api/lanes).
           lanes.deliverTo('agent', async () => {});

@@ -4,9 +4,10 @@ import { FakeAgentRuntime } from '../../test/fake-agent-runtime.js';
 import { type FeatureTestHost, startFeatureTestHost } from '../../test/feature-test-host.js';
 import { TokenRegistry } from '../auth/index.js';
 import { fleetFeature } from '../fleet/index.js';
-import { createAgentClient, lanesFeature } from '../lanes/index.js';
+import { createAgentClient, LANES, lanesFeature } from '../lanes/index.js';
 import { AGENT_REGISTRY, registryFeature } from '../registry/index.js';
 import { messagesFeature } from './messages-feature.js';
+import { selfInboxKey } from './self-inbox-routes.js';
 
 /** Stand-in agents behind a fake fetch: each answers `<agent> heard: <message>`; "stall" never ends. */
 const seen: Array<{ agent: string; message: string; conversation: string }> = [];
@@ -118,5 +119,41 @@ describe('agent messaging', () => {
     const late = await pending;
     expect(late.statusCode).toBe(504);
     expect(late.json().error).toMatchObject({ code: 'MESH_ASK_TIMEOUT', retryable: true });
+  });
+  // The researcher's lane: the writer's is held by the stalled ask above.
+  it("puts a self-inbox message into the caller's own lane once per key, whatever the retries", async () => {
+    const inbox = (payload: object) =>
+      host.app.inject({
+        method: 'POST',
+        url: '/mesh/self/inbox',
+        headers: { ...host.agentAuth('researcher'), 'x-trace-id': 'trace-sub' },
+        payload,
+      });
+    const payload = { key: 'sub-1a2b3c4d', message: 'subagent answer: 42', conversation_id: 'telegram:7' };
+    const first = await inbox(payload);
+    expect(first.statusCode).toBe(202);
+    expect(first.json()).toMatchObject({ outcome: 'queued', trace_id: 'trace-sub' });
+    const again = await inbox(payload);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({ ...first.json(), outcome: 'existing' });
+    const lanes = host.service(LANES);
+    const item = lanes.byKey(selfInboxKey('researcher', 'sub-1a2b3c4d'));
+    expect(item).toMatchObject({ agent: 'researcher', conversationId: 'telegram:7', source: 'agent' });
+    if (item) for await (const _event of lanes.follow(item));
+    expect(seen.filter((entry) => entry.message === 'subagent answer: 42')).toEqual([
+      { agent: 'researcher', message: 'subagent answer: 42', conversation: 'telegram:7' },
+    ]);
+    // Another agent's same key is its own.
+    const other = await host.app.inject({
+      method: 'POST',
+      url: '/mesh/self/inbox',
+      headers: host.agentAuth('writer'),
+      payload,
+    });
+    expect(other.json()).toMatchObject({ outcome: 'queued' });
+    const bad = await inbox({ key: '../x', message: 'hi' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ code: 'REQUEST_INVALID' });
+    expect(bad.json().error.message).toMatch(/key/);
   });
 });

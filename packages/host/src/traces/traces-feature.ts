@@ -1,6 +1,6 @@
 import type { Timer } from '@openlegion/infra/clock';
 import { parseRequest } from '@openlegion/infra/http';
-import { OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
+import { OpenLegionError, SUBAGENT_HEADER, subagentPathSchema, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { APPROVAL_CHANGED } from '../approvals/index.js';
@@ -156,7 +156,11 @@ function registerTraceRoutes(
       trace_id: traceId,
       hop: `http ${request.method} ${route}`,
       agent: request.agent ?? null,
-      detail: { status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      detail: {
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        ...subagentOf(request.agent, request.headers[SUBAGENT_HEADER]),
+      },
     });
   });
   const operator = { auth: 'operator' } as const;
@@ -173,4 +177,15 @@ function registerTraceRoutes(
       });
     return { trace_id: id, events };
   });
+}
+
+/**
+ * The subagent an agent's call was made for (`x-subagent`: its chain of ids), so the trace shows
+ * the tree; kept only in the strict shape of a path, and only from an agent.
+ */
+function subagentOf(agent: string | undefined, header: unknown): { subagent?: string; depth?: number } {
+  if (agent === undefined || typeof header !== 'string') return {};
+  const path = subagentPathSchema.safeParse(header);
+  if (!path.success) return {};
+  return { subagent: path.data, depth: path.data.split('/').length };
 }

@@ -141,4 +141,24 @@ describe('traces', () => {
     expect(chat.statusCode).toBe(200);
     expect(traceIdsSeen.at(-1)).toBe('trace-old-cli');
   });
+  it("nests a subagent's calls under its trace: its path and depth from x-subagent, a bad one dropped", async () => {
+    const send = (subagent: string) =>
+      host.app.inject({
+        method: 'POST',
+        url: '/mesh/messages',
+        headers: { ...host.agentAuth('researcher'), 'x-trace-id': 'trace-tree', 'x-subagent': subagent },
+        payload: { to: 'writer', message: 'from a child' },
+      });
+    expect((await send('sub-1a2b3c4d/sub-5e6f7a8b')).statusCode).toBe(202);
+    expect((await send('sub-1a2b3c4d; drop table')).statusCode).toBe(202);
+    const trace = await host.app.inject({ url: '/api/traces/trace-tree', headers: host.operatorAuth });
+    const calls = trace
+      .json()
+      .events.filter((event: { hop: string }) => event.hop === 'http POST /mesh/messages')
+      .map((event: { detail: Record<string, unknown> }) => [event.detail.subagent, event.detail.depth]);
+    expect(calls).toEqual([
+      ['sub-1a2b3c4d/sub-5e6f7a8b', 2],
+      [undefined, undefined],
+    ]);
+  });
 });

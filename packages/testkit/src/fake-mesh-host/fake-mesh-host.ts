@@ -31,6 +31,14 @@ export interface FakeMeshHostOptions {
   instructions?: ReadonlyMap<string, AgentInstructions>;
 }
 
+/** A message an agent put into its own lane (`POST /mesh/self/inbox`), once per key. */
+export interface FakeInboxMessage {
+  agent: string;
+  key: string;
+  conversation_id: string;
+  message: string;
+}
+
 /** A loopback stand-in for the OpenLegion host, as far as an agent sees it. */
 export interface FakeMeshHost {
   /** `http://127.0.0.1:<port>` (the first address). */
@@ -41,11 +49,15 @@ export interface FakeMeshHost {
   readyOf(token: string): Promise<unknown>;
   /** Change what `GET /mesh/instructions` answers the agent holding `token` (as an operator's write). */
   setInstructions(token: string, instructions: AgentInstructions): void;
+  /** Self-inbox messages taken, a key seen before dropped as the real host does. */
+  inbox: FakeInboxMessage[];
+  /** Answer the next `count` self-inbox posts 503 (the host going away mid-delivery). */
+  failInbox(count: number): void;
   close(): Promise<void>;
 }
 
 /**
- * Serves `/mesh/self`, `/mesh/ready` and `/mesh/instructions` (with its ETag) for the tokens it
+ * Serves `/mesh/self`, `/mesh/ready`, `/mesh/self/inbox` and `/mesh/instructions` (with its ETag) for the tokens it
  * knows, and relays `/v1/*` to a fake LLM so the fake records what the agent sent. For agent and
  * fleet tests; the real host is not used.
  */
@@ -61,6 +73,25 @@ export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<F
   const instructions = new Map(options.instructions);
   const instructionsOf = (token: string): AgentInstructions =>
     instructions.get(token) ?? { version: 0, files: { 'AGENTS.md': null, 'SOUL.md': null } };
+  const inbox: FakeInboxMessage[] = [];
+  let inboxFailures = 0;
+  const takeInbox = (agent: string, res: ServerResponse, body: unknown) => {
+    if (inboxFailures > 0) {
+      inboxFailures -= 1;
+      return sendJson(res, 503, errorBody('MESH_NOT_RUNNING', 'the host is stopping'));
+    }
+    const { key, conversation_id = 'default', message } = body as Partial<FakeInboxMessage>;
+    if (typeof key !== 'string' || typeof message !== 'string')
+      return sendJson(res, 400, errorBody('REQUEST_INVALID', 'key and message are required'));
+    const seen = inbox.findIndex((entry) => entry.agent === agent && entry.key === key);
+    if (seen === -1) inbox.push({ agent, key, conversation_id, message });
+    const itemId = seen === -1 ? inbox.length : seen + 1;
+    sendJson(res, seen === -1 ? 202 : 200, {
+      item_id: itemId,
+      trace_id: `inbox-${itemId}`,
+      outcome: seen === -1 ? 'queued' : 'existing',
+    });
+  };
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (llmOrigin && req.url?.startsWith('/v1/')) return relay(req, res, llmOrigin);
     void readBody(req).then((body) => {
@@ -78,7 +109,8 @@ export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<F
       } else if (req.method === 'POST' && path === '/mesh/ready') {
         waiterOf(token).resolve(body);
         sendJson(res, 200, { ok: true });
-      } else sendJson(res, 404, errorBody('NOT_FOUND', `no route ${req.method} ${path}`));
+      } else if (req.method === 'POST' && path === '/mesh/self/inbox') takeInbox(self.agent, res, body);
+      else sendJson(res, 404, errorBody('NOT_FOUND', `no route ${req.method} ${path}`));
     });
   };
   const servers: Server[] = [];
@@ -97,6 +129,10 @@ export async function startFakeMeshHost(options: FakeMeshHostOptions): Promise<F
     readyOf: (token) => waiterOf(token).promise,
     setInstructions: (token, next) => {
       instructions.set(token, next);
+    },
+    inbox,
+    failInbox: (count) => {
+      inboxFailures = count;
     },
     close: async () => {
       await Promise.all(

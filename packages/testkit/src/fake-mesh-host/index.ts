@@ -1,5 +1,6 @@
 export {
   type FakeAgentSelf,
+  type FakeInboxMessage,
   type FakeMeshHost,
   type FakeMeshHostCall,
   type FakeMeshHostOptions,

@@ -1,6 +1,6 @@
 import { createJsonClient } from '@openlegion/infra/http';
 import type { SseFrame } from '@openlegion/infra/sse';
-import { TRACE_HEADER } from '@openlegion/protocol';
+import { traceHeaders } from '../../subagents/subagent-context.js';
 import { type MeshEventsCall, readMeshEvents } from './mesh-events.js';
 
 /** Per-call limit when the caller gives none: the host answers these from memory or its database. */
@@ -51,7 +51,7 @@ export function createMeshClient(options: MeshClientOptions): MeshClient {
         method,
         path,
         body,
-        headers: { [TRACE_HEADER]: traceId },
+        headers: traceHeaders(traceId),
         signal,
         timeoutMs,
       });

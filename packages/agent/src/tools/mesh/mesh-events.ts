@@ -1,6 +1,7 @@
 import { errorFromBody } from '@openlegion/infra/http';
 import { readSseFrames, type SseFrame } from '@openlegion/infra/sse';
-import { OpenLegionError, TRACE_HEADER } from '@openlegion/protocol';
+import { OpenLegionError } from '@openlegion/protocol';
+import { traceHeaders } from '../../subagents/subagent-context.js';
 
 /** A frame is an event's JSON: far below this; a host that sends more is cut off. */
 const MAX_EVENT_FRAME_CHARS = 256 * 1024;
@@ -38,7 +39,7 @@ export async function readMeshEvents(
       headers: {
         authorization: `Bearer ${host.token}`,
         accept: 'text/event-stream',
-        ...(call.traceId ? { [TRACE_HEADER]: call.traceId } : {}),
+        ...traceHeaders(call.traceId),
       },
       signal: controller.signal,
     });
