@@ -14,6 +14,7 @@ import type { DeepReadonly } from './deep-readonly.js';
 import { limitsSchema } from './limits-config.js';
 import { mcpSectionSchema } from './mcp-config.js';
 import { searchConfigSchema } from './search-config.js';
+import { telemetryConfigSchema } from './telemetry-config.js';
 
 const runtimeSchema = z
   .object({
@@ -160,6 +161,7 @@ export const meshConfigSchema = z
     search: searchConfigSchema.prefault({}),
     mcp: mcpSectionSchema.prefault({}),
     approvals: approvalsConfigSchema.prefault({}),
+    telemetry: telemetryConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

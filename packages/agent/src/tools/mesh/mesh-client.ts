@@ -1,6 +1,6 @@
 import { createJsonClient } from '@openlegion/infra/http';
 import type { SseFrame } from '@openlegion/infra/sse';
-import { TRACE_HEADER } from '@openlegion/protocol';
+import { TRACE_HEADER, TRACEPARENT_HEADER } from '@openlegion/protocol';
 import { type MeshEventsCall, readMeshEvents } from './mesh-events.js';
 
 /** Per-call limit when the caller gives none: the host answers these from memory or its database. */
@@ -13,6 +13,8 @@ export interface MeshClientOptions {
   token: string;
   /** The trace the current turn runs under, sent as {@link TRACE_HEADER} so the host links the calls. */
   traceId?: () => string | undefined;
+  /** The W3C `traceparent` of a trace's turn, sent beside {@link TRACE_HEADER}. */
+  traceparentOf?: (traceId: string) => string | undefined;
 }
 
 export interface MeshCall {
@@ -47,11 +49,12 @@ export function createMeshClient(options: MeshClientOptions): MeshClient {
   return {
     async call({ method, path, body, signal, timeoutMs, traceId: callTrace }) {
       const traceId = callTrace ?? options.traceId?.();
+      const traceparent = traceId ? options.traceparentOf?.(traceId) : undefined;
       const answer = await client.send({
         method,
         path,
         body,
-        headers: { [TRACE_HEADER]: traceId },
+        headers: { [TRACE_HEADER]: traceId, ...(traceparent ? { [TRACEPARENT_HEADER]: traceparent } : {}) },
         signal,
         timeoutMs,
       });
