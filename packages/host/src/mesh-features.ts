@@ -28,6 +28,8 @@ export interface MeshFeatureDeps {
   onShutdown: () => void;
   baseUrlOverrides?: Record<string, string> | undefined;
   allowUnlockedNetwork?: boolean | undefined;
+  /** The host's version, for telemetry's `service.version`. */
+  version?: string | undefined;
 }
 
 /**
@@ -57,7 +59,7 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     searchFeature(),
     mcpFeature(),
     memoryFeature(),
-    telemetryFeature(),
+    telemetryFeature({ version: deps.version ?? 'unknown' }),
     fleet,
     healthFeature(),
   ];

@@ -6,7 +6,6 @@ import { LANE_ITEM_CHANGED, LANE_TOOL_CALLED, LANES } from '../lanes/index.js';
 import { LLM_CALL_SETTLED } from '../llm/index.js';
 import { AGENT_REGISTRY } from '../registry/index.js';
 import { callTraceOf } from '../server/index.js';
-import { HOST_VERSION } from '../version.js';
 import { WORKFLOW_STEP_CHANGED } from '../workflows/index.js';
 import { SpanExporter } from './span-exporter.js';
 import { SpanRecorder } from './span-recorder.js';
@@ -28,7 +27,7 @@ export const TELEMETRY = serviceKey<Telemetry>('telemetry');
  * workflow steps) and from the calls agents make with a trace; the agents send nothing but the
  * `traceparent` the host gave their turn (they cannot reach a collector: their egress is locked).
  */
-export function telemetryFeature(): HostFeature {
+export function telemetryFeature(options: { version: string }): HostFeature {
   return {
     name: 'telemetry',
     needs: [LANES, AGENT_REGISTRY],
@@ -36,7 +35,7 @@ export function telemetryFeature(): HostFeature {
     build(context) {
       const lanes = context.need(LANES);
       const registry = context.need(AGENT_REGISTRY);
-      const exporter = createExporter(context);
+      const exporter = createExporter(context, options.version);
       const metrics = new TelemetryMetrics({
         agents: () => Object.keys(context.config.agents),
         queued: (agent) => lanes.queued(agent),
@@ -80,7 +79,7 @@ export function telemetryFeature(): HostFeature {
 }
 
 /** The exporter of `telemetry:`, or undefined when no endpoint is set. */
-function createExporter(context: FeatureContext): SpanExporter | undefined {
+function createExporter(context: FeatureContext, version: string): SpanExporter | undefined {
   const settings = context.config.telemetry;
   if (!settings.otlp_endpoint) return undefined;
   const headers: Record<string, string> = {};
@@ -93,8 +92,8 @@ function createExporter(context: FeatureContext): SpanExporter | undefined {
     maxBatchSpans: settings.max_batch_spans,
     exportIntervalMs: settings.export_interval_ms,
     exportTimeoutMs: settings.export_timeout_ms,
-    resource: resourceOf(context.config),
-    scope: { name: '@openlegion/host', version: HOST_VERSION },
+    resource: resourceOf(context.config, version),
+    scope: { name: '@openlegion/host', version },
     clock: context.clock,
     logger: context.logger,
     warn: (message) => context.warn(message),
@@ -108,10 +107,10 @@ export function tracesUrl(endpoint: string): string {
   return url.toString();
 }
 
-function resourceOf(config: MeshConfig): Record<string, string> {
+function resourceOf(config: MeshConfig, version: string): Record<string, string> {
   return {
     'service.name': config.telemetry.service_name,
-    'service.version': HOST_VERSION,
+    'service.version': version,
     'service.namespace': config.mesh.name,
   };
 }
