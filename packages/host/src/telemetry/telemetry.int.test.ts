@@ -157,6 +157,17 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('telemetry at start', () => {
+  it('fails the start with CONFIG_INVALID naming a collector header that is not in the vault', async () => {
+    await expect(
+      start({ otlp_endpoint: 'http://127.0.0.1:4318', headers: { 'x-api-key': 'vault:MISSING_OTLP_KEY' } }),
+    ).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: 'vault:MISSING_OTLP_KEY is not set: export MISSING_OTLP_KEY in the host environment',
+    });
+  });
+});
+
 describe('OTLP export of LLM spans', () => {
   it("sends a chat's span with the GenAI attributes, under the caller's traceparent, and tells the provider its own", async () => {
     const otlp = await collector();

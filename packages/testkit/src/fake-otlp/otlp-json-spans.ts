@@ -91,14 +91,14 @@ export function spansOfExport(body: unknown): ReceivedSpan[] {
 }
 
 function decode(attributes: { key: string; value: AnyValue }[]): Record<string, unknown> {
-  return Object.fromEntries(attributes.map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries(attributes.map(({ key, value }) => [key, plainValueOf(value)]));
 }
 
-function valueOf(value: AnyValue): unknown {
+function plainValueOf(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(plainValueOf);
   return undefined;
 }
