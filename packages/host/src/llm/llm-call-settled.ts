@@ -19,7 +19,7 @@ export interface LlmCallSettled {
   otelTraceId: string;
   /** This call's span: the parent named in the `traceparent` sent to the provider. */
   spanId: string;
-  /** Wall-clock ms, sub-millisecond. */
+  /** Wall-clock ms at the start; the end is the start plus the monotonic duration (sub-millisecond). */
   startedAt: number;
   endedAt: number;
   /** The error's code when the call failed before an answer. */

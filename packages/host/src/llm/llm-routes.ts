@@ -125,7 +125,9 @@ function openCallSpan(
     outcome: { errorCode?: string; record?: UsageRecord; usage?: TappedUsage },
   ): void;
 } {
-  const startedAt = performance.timeOrigin + performance.now();
+  // Wall-clock start (as the lanes' spans have), with the duration from the monotonic clock.
+  const startedAt = Date.now();
+  const started = performance.now();
   const trace = callTraceOf(request.headers);
   const spanId = newSpanId();
   const otelTraceId = trace?.otelTraceId ?? otelTraceIdOf(request.id);
@@ -146,7 +148,7 @@ function openCallSpan(
         otelTraceId,
         spanId,
         startedAt,
-        endedAt: performance.timeOrigin + performance.now(),
+        endedAt: startedAt + (performance.now() - started),
         errorCode,
         usage: record
           ? {

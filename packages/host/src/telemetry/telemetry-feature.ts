@@ -134,7 +134,7 @@ function recordMeshCalls(app: FastifyInstance, spans: SpanRecorder): void {
     if (request.caller === undefined || route === undefined || route.startsWith('/v1/')) return;
     const trace = callTraceOf(request.headers);
     if (!trace) return;
-    const endMs = performance.timeOrigin + performance.now();
+    const endMs = Date.now();
     spans.meshCall({
       agent: request.agent,
       method: request.method,
