@@ -96,7 +96,7 @@ ${agents}
 }
 
 /** Start `size` bare containers of the same image at once: ms until every one answers HTTP. */
-async function bareStart(size) {
+export async function bareStart(size) {
   const label = `openlegion-bench-bare-${Math.random().toString(36).slice(2, 7)}`;
   const network = await docker.createNetwork({ Name: label, Internal: true, Labels: { [label]: '1' } });
   const containers = [];
@@ -171,7 +171,7 @@ async function meshContainers(mesh) {
   return stdout.trim().split('\n').filter(Boolean);
 }
 
-async function removeVolumes(mesh) {
+export async function removeVolumes(mesh) {
   const { stdout } = await exec('docker', [
     'volume',
     'ls',
@@ -203,7 +203,7 @@ async function waitForHttp(url) {
 }
 
 /** Resolve once the process prints a line matching `pattern`; reject if it exits first. */
-function untilOutput(child, pattern) {
+export function untilOutput(child, pattern) {
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk) => {

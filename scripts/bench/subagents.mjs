@@ -5,7 +5,8 @@
 // - spawn: the time from the lead's LLM request that answers with spawn_subagent to the child's
 //   first LLM request arriving (the answer, the tool call, the child loop's set-up, its first call).
 // Targets: spawn p50 ≤ 300 ms and ≤ 2× plain p50. Times are the endpoint's arrival stamps (ms).
-// Needs `pnpm build` first.
+// Needs `pnpm build` first. `pnpm bench subagents fleet-spawn` runs the fleet-level case instead
+// (bench-fleet-spawn.mjs: a temporary agent container to ready against a bare `docker run`).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,8 @@ const ROUNDS = 30;
 const TOKEN = 'bench-subagents';
 const TARGETS = { spawn_p50_ms_at_most: 300, spawn_over_plain_p50_at_most: 2 };
 
-export async function main() {
+export async function main(args = []) {
+  if (args[0] === 'fleet-spawn') return (await import('./bench-fleet-spawn.mjs')).fleetSpawn();
   if (!existsSync(dist('agent/dist/index.js'))) {
     console.error('build first: pnpm build');
     return 1;

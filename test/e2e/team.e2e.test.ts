@@ -78,6 +78,7 @@ const script = {
     },
     { match: { last_message: 'Find the high tide time' }, reply: { text: 'High tide is at 06:12.' } },
     { match: { last_message: 'Find the moon phase' }, reply: { text: 'The moon is waxing gibbous.' } },
+    { match: { last_message: 'which model answers' }, reply: { text: 'Answered.' } },
   ],
 };
 
@@ -94,6 +95,7 @@ describe(`a team of agents (${runtime})`, () => {
       providerUrl: llm.url,
       runtime,
       agents: ['researcher', 'writer'],
+      tiers: { fast: 'upstream/gpt-fast' },
       agentFields: {
         researcher:
           'permissions: { blackboard: { write: ["research/*"] }, pubsub: { publish: ["research.*"] }, memory: { read: ["squad:research"], write: ["squad:research"] } }',
@@ -146,6 +148,26 @@ describe(`a team of agents (${runtime})`, () => {
     // The children's calls went through the host with the researcher's token: its costs count the
     // lead's three (spawn, collect, answer) and one of each child's.
     expect((await calls()) - before).toBe(5);
+    // The operator sees both children, finished, with the lead's /subagents listing.
+    const listed = await cli('subagents', 'researcher');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/done .*Find the high tide time/);
+    expect(listed.stdout).toMatch(/done .*Find the moon phase/);
+  });
+
+  it('switches the conversation to the fast tier with /model and back with /model reset', async () => {
+    const modelsAsked = () =>
+      llm.requests
+        .filter((request) => JSON.stringify(request.body).includes('which model answers'))
+        .map((request) => (request.body as { model: string }).model);
+    const switched = await cli('send', 'writer', '/model fast');
+    expect(switched.code, switched.stderr).toBe(0);
+    expect(switched.stdout + switched.stderr).toContain('model for this conversation: fast');
+    expect((await cli('send', 'writer', 'which model answers?')).stdout).toContain('Answered.');
+    expect(modelsAsked()).toEqual(['gpt-fast']);
+    await cli('send', 'writer', '/model reset');
+    expect((await cli('send', 'writer', 'which model answers now?')).stdout).toContain('Answered.');
+    expect(modelsAsked()).toEqual(['gpt-fast', 'gpt-test']);
   });
 
   it("gives the third survey's subagent the squad lessons the first two captured, within budget", async () => {

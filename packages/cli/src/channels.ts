@@ -1,4 +1,4 @@
-import type { TelegramChannel } from '@openlegion/channels';
+import type { ChannelRegistry, TelegramChannel } from '@openlegion/channels';
 import type { LoadedMeshConfig } from '@openlegion/host/config';
 import type { MeshHost } from '@openlegion/host/mesh';
 import { isOpenLegionError } from '@openlegion/protocol';
@@ -23,10 +23,29 @@ export async function startChannels(
   logger: Logger,
   say: (text: string) => void,
 ): Promise<StopChannels> {
-  const telegram = loaded.config.channels.telegram;
-  if (!telegram?.enabled || !telegram.token) return async () => {};
-  const log = logger.child({ channel: 'telegram' });
+  const { channels } = loaded.config;
+  if (!Object.values(channels).some((channel) => channel?.enabled)) return async () => {};
   // Loaded only when a channel is on: grammy and marked cost ~95 ms of start-up otherwise.
+  const { ChannelRegistry } = await import('@openlegion/channels');
+  // Every channel of this process registers here: mirroring (`mirror: true`) reaches the others' owners.
+  const registry = new ChannelRegistry(logger);
+  const started = [await startTelegram(host, loaded, logger, say, registry)];
+  return async () => {
+    await Promise.all(started.map((stop) => stop?.()));
+  };
+}
+
+/** Telegram, when mesh.yaml enables it; the function that stops it, or undefined. */
+async function startTelegram(
+  host: MeshHost,
+  loaded: LoadedMeshConfig,
+  logger: Logger,
+  say: (text: string) => void,
+  registry: ChannelRegistry,
+): Promise<StopChannels | undefined> {
+  const telegram = loaded.config.channels.telegram;
+  if (!telegram?.enabled || !telegram.token) return undefined;
+  const log = logger.child({ channel: 'telegram' });
   const { TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramChannel } = await import('@openlegion/channels');
   let channel: TelegramChannel;
   try {
@@ -37,6 +56,9 @@ export async function startChannels(
       logger: log,
       ...(telegram.default_agent ? { defaultAgent: telegram.default_agent } : {}),
       allowGroups: telegram.allow_groups,
+      whenBusy: telegram.when_busy,
+      mirror: telegram.mirror,
+      registry,
       ...(apiRoot ? { apiRoot } : {}),
       ...(telegram.webhook
         ? {
@@ -53,7 +75,7 @@ export async function startChannels(
     if (!isOpenLegionError(error)) throw error;
     log.error({ err: error, code: error.code }, 'telegram channel not started');
     say(`  ✗ telegram not started (${error.code}): ${error.message}; the mesh runs without it\n`);
-    return async () => {};
+    return undefined;
   }
   const bot = channel.bot ? `@${channel.bot.username}` : 'the bot';
   say(`  ✓ telegram ${bot} ready\n`);

@@ -40,6 +40,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'skills install': 'openlegion skills install ../agent-skills/skills/pdf --agent researcher',
   'skills remove': 'openlegion skills remove pdf',
   subagents: 'openlegion subagents researcher',
+  spawn: 'openlegion spawn summariser "summarise research/tides in 100 words"',
   instructions: 'openlegion instructions researcher AGENTS.md --set ./researcher-AGENTS.md',
   'telegram pair': 'openlegion telegram pair',
   'workflow validate': 'openlegion workflow validate examples/workflows/publish-article.yaml',
@@ -54,6 +55,7 @@ export const COMMAND_EXAMPLES: Record<string, string> = {
   'workflow reject': 'openlegion workflow reject run-m3x9k2ab-7f2c1e approve --note "off-brand"',
   'telegram status': 'openlegion telegram status --json',
   'telegram revoke': 'openlegion telegram revoke 123456789',
+  'channels dead-letters': 'openlegion channels dead-letters --retry 12',
 };
 
 /** The path of a command below the program: `cron list`. */

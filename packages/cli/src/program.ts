@@ -4,6 +4,7 @@ import { type CliOutput, printError, processOutput } from './cli-output.js';
 import { addExamples } from './command-examples.js';
 import { type CommandKit, configOption, DEFAULT_CONFIG } from './command-kit.js';
 import { registerApprovalCommands } from './commands/approvals.js';
+import { printChannelStatus, registerChannelsCommands } from './commands/channels.js';
 import { printConfigSchema, validateConfig } from './commands/config.js';
 import { registerCronCommands } from './commands/cron.js';
 import { registerInitCommand } from './commands/init.js';
@@ -17,6 +18,7 @@ import { registerPubsubCommands } from './commands/pubsub.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { sendMessage } from './commands/send.js';
 import { registerSkillsCommands } from './commands/skills.js';
+import { registerSpawnCommand } from './commands/spawn.js';
 import { fetchStatus, printStatus } from './commands/status.js';
 import { stopMesh } from './commands/stop.js';
 import { registerSubagentsCommand } from './commands/subagents.js';
@@ -48,7 +50,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('start')
     .description('start the host and every agent in mesh.yaml')
     .addOption(configOption())
-    .addOption(new Option('--runtime <kind>', 'where agents run').choices(['docker', 'process']))
+    .addOption(new Option('--runtime <kind>', 'where agents run').choices(['docker', 'process', 'swarm']))
     .option('-d, --detach', 'run the host in the background and return once all agents are ready')
     .option(
       '--allow-unlocked-network',
@@ -58,13 +60,18 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .action(
       (options: {
         config: string;
-        runtime?: 'docker' | 'process';
+        runtime?: 'docker' | 'process' | 'swarm';
         detach?: boolean;
         detachedChild?: boolean;
         allowUnlockedNetwork?: boolean;
       }) =>
         run(async () => {
           // The host (fastify, dockerode, SQLite) loads only where it runs: other commands stay quick.
+          const inSwarm = await (await import('./commands/start-swarm.js')).startInSwarmContainer(
+            options,
+            output,
+          );
+          if (inSwarm !== undefined) return inSwarm;
           if (options.detach)
             return (await import('./commands/start-detached.js')).startDetached(options, output);
           return (await import('./commands/start.js')).startMesh(options, output);
@@ -86,7 +93,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
       run(async () => {
         const status = await fetchStatus(await connectToHost(options.config));
         if (options.json) output.out(`${JSON.stringify(status, null, 2)}\n`);
-        else printStatus(status, output);
+        else {
+          printStatus(status, output);
+          await printChannelStatus(options.config, output);
+        }
         return 0;
       })(),
     );
@@ -136,8 +146,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   registerMcpCommands(program, kit);
   registerSkillsCommands(program, kit);
   registerSubagentsCommand(program, kit);
+  registerSpawnCommand(program, kit);
   registerInstructionsCommand(program, kit);
   registerTelegramCommands(program, kit);
+  registerChannelsCommands(program, kit);
   registerWorkflowCommands(program, kit);
   registerApprovalCommands(program, kit);
   registerMeshCommands(program, kit);

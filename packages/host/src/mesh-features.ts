@@ -17,6 +17,7 @@ import { operatorFeature } from './operator/index.js';
 import { pubsubFeature } from './pubsub/index.js';
 import { registryFeature } from './registry/index.js';
 import { searchFeature } from './search/index.js';
+import { spawnFeature } from './spawn/index.js';
 import { telemetryFeature } from './telemetry/index.js';
 import { tracesFeature } from './traces/index.js';
 import { workflowsFeature } from './workflows/index.js';
@@ -61,6 +62,7 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     memoryFeature(),
     telemetryFeature({ version: deps.version ?? 'unknown' }),
     fleet,
+    spawnFeature(),
     healthFeature(),
   ];
   return features;

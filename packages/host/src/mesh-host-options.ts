@@ -9,7 +9,7 @@ import type { HostRoute } from './server/index.js';
 
 export interface MeshHostOptions {
   loaded: LoadedMeshConfig;
-  runtime: 'docker' | 'process';
+  runtime: 'docker' | 'process' | 'swarm';
   logger: Logger;
   /** The host's environment: `env:` secrets and the vault key (`vault:` secrets come from <data_dir>/vault). */
   env: NodeJS.ProcessEnv;

@@ -3,7 +3,7 @@
 
 export { keepPrivate } from './features/index.js';
 export type { StartProgress } from './fleet/index.js';
-export { removeCrashLeftovers } from './fleet/index.js';
+export { removeCrashLeftovers, removeSwarmHost, startSwarmHost } from './fleet/index.js';
 export { createMeshHost } from './mesh-host.js';
 export type { MeshHost, MeshHostOptions } from './mesh-host-options.js';
 export { installProcessGuard } from './server/index.js';

@@ -46,6 +46,11 @@ const permissionsSchema = z
       .prefault({}),
     /** The fleet's MCP servers (`mcp.servers`) this agent may use; default none. */
     mcp: z.array(mcpServerName).default([]),
+    /**
+     * The `templates:` this agent may start temporary agents from (`spawn_agent`, `POST
+     * /mesh/spawn`; globs). Default none: each spawn is a container and its LLM spend.
+     */
+    spawn: globList,
   })
   .strict();
 
@@ -57,8 +62,17 @@ const cronEntrySchema = z
     timezone: z.string().min(1).optional(),
     message: z.string().optional(),
     heartbeat: z.boolean().default(false),
+    /**
+     * A template of `templates:`: each run starts a temporary agent from it with `message` as its
+     * task (docs/mesh.md, "Fleet spawn") instead of messaging this agent.
+     */
+    spawn: z.string().min(1).optional(),
   })
-  .strict();
+  .strict()
+  .refine((entry) => !(entry.spawn && entry.heartbeat), {
+    message: 'a spawn entry cannot be a heartbeat',
+    path: ['heartbeat'],
+  });
 
 export const TOOL_PROFILES = ['minimal', 'coding', 'messaging', 'full'] as const;
 

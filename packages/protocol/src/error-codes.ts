@@ -103,6 +103,35 @@ export const ERROR_CODES = {
       'the network lockdown could not be installed (root and iptables needed); start anyway only with --allow-unlocked-network or runtime.allow_unlocked_network',
   },
   MESH_NOT_RUNNING: { retryable: false, status: 503, summary: 'no host is running for this mesh' },
+  SWARM_NOT_MANAGER: {
+    retryable: false,
+    status: 500,
+    summary:
+      'runtime.kind swarm needs a Docker engine that is an active swarm manager; run `docker swarm init` (or start on a manager)',
+  },
+  SWARM_NAME_TAKEN: {
+    retryable: false,
+    status: 409,
+    summary:
+      "a swarm network, secret or service the mesh needs exists and is not the mesh's; remove it or rename the mesh",
+  },
+  SWARM_IMAGE_MISSING: {
+    retryable: false,
+    status: 500,
+    summary:
+      'a swarm node could not run the agent image (not built there, not pushed to runtime.registry); build or push it',
+  },
+  SWARM_PUSH_FAILED: {
+    retryable: true,
+    status: 502,
+    summary: 'the registry named in runtime.registry refused or failed the push of the agent image',
+  },
+  SWARM_HOST_NOT_IN_CONTAINER: {
+    retryable: false,
+    status: 500,
+    summary:
+      'with runtime.kind swarm the host runs in its own container on the overlays; start it with `openlegion start`',
+  },
   MESH_RUNTIME_UNAVAILABLE: {
     retryable: false,
     status: 500,
@@ -215,6 +244,22 @@ export const ERROR_CODES = {
   MESH_VALUE_TOO_LARGE: { retryable: false, status: 413, summary: 'the value is larger than the cap' },
   MESH_LANE_ITEM_UNKNOWN: { retryable: false, status: 404, summary: 'no lane item with that id' },
   MESH_ASK_TIMEOUT: { retryable: true, status: 504, summary: 'the asked agent did not answer in time' },
+  SPAWN_TEMPLATE_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no template of that name under templates in mesh.yaml; the message lists those there are',
+  },
+  SPAWN_LIMIT_REACHED: {
+    retryable: true,
+    status: 429,
+    summary:
+      'as many temporary agents run as limits.temporary_agents_per_agent (for this spawner) or limits.temporary_agents (the fleet) allows; wait for one to finish',
+  },
+  SPAWN_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no temporary agent of that name was spawned by this caller',
+  },
   MESH_STREAM_LIMIT: {
     retryable: true,
     status: 429,

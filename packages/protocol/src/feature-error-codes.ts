@@ -69,6 +69,11 @@ export const FEATURE_ERROR_CODES = {
     status: 400,
     summary: 'the channel webhook options are not usable (URL, secret token or listen address)',
   },
+  CHAN_DEAD_LETTER_UNKNOWN: {
+    retryable: false,
+    status: 404,
+    summary: 'no dead letter with that id (`openlegion channels dead-letters` lists them)',
+  },
   WORKFLOW_INVALID: {
     retryable: false,
     status: 400,

@@ -14,7 +14,7 @@ export const agentReadyRequestSchema = z.object({
 export const agentInfoSchema = z.object({
   name: z.string(),
   state: agentStateSchema,
-  runtime: z.enum(['docker', 'process']),
+  runtime: z.enum(['docker', 'process', 'swarm']),
   model: z.string(),
   url: z.string().nullable(),
   container: z.string().nullable(),
@@ -23,6 +23,8 @@ export const agentInfoSchema = z.object({
   /** Times the host restarted it during this host run (the health monitor, or `openlegion restart`). */
   restarts: z.number().int().nonnegative().default(0),
   last_error: z.string().nullable().default(null),
+  /** A temporary agent (fleet spawn): not in mesh.yaml, removed when its task ends or its TTL does. */
+  temporary: z.boolean().optional(),
 });
 export type AgentInfo = z.infer<typeof agentInfoSchema>;
 
@@ -32,7 +34,7 @@ export const meshStatusSchema = z.object({
   pid: z.number().int(),
   url: z.string(),
   started_at: z.string(),
-  runtime: z.enum(['docker', 'process']),
+  runtime: z.enum(['docker', 'process', 'swarm']),
   agents: z.array(agentInfoSchema),
   /**
    * The mesh network's lockdown: `locked` (firewall rules keep agents to the host's mesh and egress

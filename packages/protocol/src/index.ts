@@ -293,6 +293,17 @@ export {
   type ToolLoading,
 } from './skills-config.js';
 export {
+  SPAWN_STATES,
+  type SpawnedAgent,
+  type SpawnedAgents,
+  type SpawnRequest,
+  type SpawnState,
+  spawnedAgentAnswerSchema,
+  spawnedAgentSchema,
+  spawnedAgentsSchema,
+  spawnRequestSchema,
+} from './spawn-api.js';
+export {
   SUBAGENT_STATES,
   type SubagentsList,
   type SubagentView,

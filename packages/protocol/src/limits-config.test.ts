@@ -19,6 +19,10 @@ describe('mesh.yaml limits', () => {
       shared_memory_items_per_agent: 10_000,
       audit_rows_per_agent: 100_000,
       trace_rows_per_agent: 100_000,
+      temporary_agents_per_agent: 3,
+      temporary_agents: 8,
+      temporary_agent_ttl_s: 600,
+      temporary_agent_max_ttl_s: 3_600,
     });
   });
 

@@ -92,6 +92,20 @@ export const limitsSchema = z
      * adds more. 100,000 hops is days of work for a busy agent; traces also expire after 7 days.
      */
     trace_rows_per_agent: z.number().int().min(100).max(100_000_000).default(100_000),
+    /**
+     * Temporary agents (fleet spawn, docs/mesh.md) one agent may have running at once. Each is a
+     * container with its own LLM spend: 3 lets an agent fan a task out without flooding the host.
+     */
+    temporary_agents_per_agent: z.number().int().min(1).max(100).default(3),
+    /**
+     * Temporary agents running in the whole fleet at once (agents' and cron's spawns together): 8
+     * containers beside the fleet's own fit a small machine.
+     */
+    temporary_agents: z.number().int().min(1).max(1_000).default(8),
+    /** A temporary agent's time to live when the spawn does not say: ten minutes of work. */
+    temporary_agent_ttl_s: z.number().int().min(10).max(86_400).default(600),
+    /** The longest TTL a spawn may ask for: an hour, so a forgotten agent does not run all day. */
+    temporary_agent_max_ttl_s: z.number().int().min(10).max(86_400).default(3_600),
   })
   .strict()
   // A stream must hold a few of the largest frames it can carry, or every reader would be dropped.

@@ -18,8 +18,19 @@ import { telemetryConfigSchema } from './telemetry-config.js';
 
 const runtimeSchema = z
   .object({
-    kind: z.enum(['docker', 'process']).default('docker'),
+    kind: z.enum(['docker', 'process', 'swarm']).default('docker'),
     image: z.string().min(1).default('openlegion-agent:latest'),
+    /**
+     * Swarm only: a registry (`registry.example:5000`) that `openlegion start` pushes the agent
+     * image to, so every node pulls the same one. Unset: each node must hold the image already,
+     * which a single-node swarm does (docs/scale-out.md).
+     */
+    registry: z.string().min(1).optional(),
+    /**
+     * Swarm only: the host's own image (scripts/build-host-image.sh). The host runs in a container
+     * on the agents' overlays because the host process cannot reach overlay addresses.
+     */
+    host_image: z.string().min(1).default('openlegion-host:latest'),
     resources: resourcesSchema.prefault({}),
     ready_timeout_ms: z.number().int().min(1_000).max(600_000).default(60_000),
     /**
@@ -145,6 +156,11 @@ const healthSchema = z
   })
   .strict();
 
+/** A template's name: a slug short enough that `NAME-xxxx` (a temporary agent's name) is one too. */
+const templateName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,33}$/, 'use lower-case letters, digits and "-", starting with a letter (max 34)');
+
 /** The whole mesh.yaml (ARCHITECTURE.md §4), with defaults applied and cross-references checked. */
 export const meshConfigSchema = z
   .object({
@@ -154,6 +170,11 @@ export const meshConfigSchema = z
     agents: z.record(slug, agentSchema.prefault({})).refine((agents) => Object.keys(agents).length > 0, {
       message: 'define at least one agent',
     }),
+    /**
+     * Temporary agents' blueprints (an agent's fields without a name): an agent granted
+     * `permissions.spawn`, or a cron entry's `spawn:`, starts one with a task (docs/mesh.md).
+     */
+    templates: z.record(templateName, agentSchema.prefault({})).default({}),
     channels: channelsSchema.default({}),
     lanes: lanesSchema.prefault({}),
     health: healthSchema.prefault({}),
@@ -212,38 +233,53 @@ function checkCrossReferences(value: unknown, ctx: IssueSink): void {
     if (kind === 'scripted' && !fields.script)
       issue(['llm', 'providers', name, 'script'], 'a scripted provider needs script: <file>');
   }
-  for (const [name, agent] of Object.entries(agents)) {
+  const templates = asRecord(config.templates);
+  const templateNames = Object.keys(templates);
+  for (const [at, agent] of [
+    ...Object.entries(agents).map(([name, agent]) => [['agents', name], agent] as const),
+    ...Object.entries(templates).map(([name, agent]) => [['templates', name], agent] as const),
+  ]) {
     const fields = asRecord(agent);
+    if (at[0] === 'templates' && asArray(fields.cron).length > 0)
+      issue([...at, 'cron'], 'a template cannot have cron entries: its agents are temporary');
+    for (const [i, entry] of asArray(fields.cron).entries()) {
+      const template = asRecord(entry).spawn;
+      if (typeof template === 'string' && !templateNames.includes(template))
+        issue(
+          [...at, 'cron', i, 'spawn'],
+          `no template "${template}" under templates (have: ${templateNames.join(', ') || 'none'})`,
+        );
+    }
     if (!(TIER_NAMES as readonly unknown[]).includes(fields.model))
-      checkProvider(fields.model, ['agents', name, 'model']);
+      checkProvider(fields.model, [...at, 'model']);
     for (const [i, model] of asArray(fields.fallbacks).entries())
-      checkProvider(model, ['agents', name, 'fallbacks', i]);
+      checkProvider(model, [...at, 'fallbacks', i]);
     const memoryEmbedder = asRecord(fields.memory).embedder;
     if (memoryEmbedder !== 'local' && !(TIER_NAMES as readonly unknown[]).includes(memoryEmbedder))
-      checkProvider(memoryEmbedder, ['agents', name, 'memory', 'embedder']);
+      checkProvider(memoryEmbedder, [...at, 'memory', 'embedder']);
     const browser = asRecord(fields.browser);
     if (browser.tier === 'cdp' && !browser.cdp_url) {
-      issue(['agents', name, 'browser', 'cdp_url'], 'browser tier cdp needs cdp_url: vault:NAME');
+      issue([...at, 'browser', 'cdp_url'], 'browser tier cdp needs cdp_url: vault:NAME');
     }
     const permissions = asRecord(fields.permissions);
     for (const [i, target] of asArray(permissions.message).entries()) {
-      checkAgent(target, ['agents', name, 'permissions', 'message', i]);
+      checkAgent(target, [...at, 'permissions', 'message', i]);
     }
-    checkMcpNames(name, permissions.mcp, fields.mcp);
+    checkMcpNames(at, permissions.mcp, fields.mcp);
   }
-  function checkMcpNames(agent: string, granted: unknown, own: unknown): void {
+  function checkMcpNames(at: readonly string[], granted: unknown, own: unknown): void {
     const fleet = Object.keys(asRecord(asRecord(config.mcp).servers));
     for (const [i, server] of asArray(granted).entries()) {
       if (typeof server === 'string' && !fleet.includes(server))
         issue(
-          ['agents', agent, 'permissions', 'mcp', i],
+          [...at, 'permissions', 'mcp', i],
           `no MCP server "${server}" under mcp.servers (have: ${fleet.join(', ') || 'none'})`,
         );
     }
     for (const server of Object.keys(asRecord(own))) {
       if (asArray(granted).includes(server))
         issue(
-          ['agents', agent, 'mcp', server],
+          [...at, 'mcp', server],
           `"${server}" is both this agent's own server and a granted mcp.servers entry; rename one`,
         );
     }

@@ -1,4 +1,12 @@
 export { readyAgentInfo } from './agent-info.js';
+export {
+  Chaos,
+  type ChaosRates,
+  type ChaosTally,
+  DEFAULT_CHAOS_RATES,
+  exactlyOnce,
+  seededRandom,
+} from './chaos/index.js';
 export { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from './fake-anthropic/index.js';
 export type {
   FakeLlm,
@@ -71,4 +79,5 @@ export {
   parseTelegramHtml,
   startFakeTelegram,
   TELEGRAM_MESSAGE_LIMIT,
+  type UpdateFilter,
 } from './fake-telegram/index.js';

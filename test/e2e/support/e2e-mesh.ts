@@ -42,6 +42,8 @@ export async function writeMesh(options: {
   agentFields?: Record<string, string>;
   /** More top-level YAML, appended as is (e.g. a channels section). */
   extra?: string;
+  /** `llm.tiers` (e.g. `{ fast: 'upstream/gpt-fast' }`). */
+  tiers?: Record<string, string>;
 }): Promise<E2eMesh> {
   const dir = await mkdtemp(path.join(tmpdir(), `ol-${options.prefix}-`));
   const name = `${options.prefix}-${Math.random().toString(36).slice(2, 8)}`;
@@ -55,7 +57,13 @@ runtime:
   resources: { memory: 256m, cpus: 0.5, pids: 128 }
   ready_timeout_ms: ${options.readyTimeoutMs ?? 60_000}
 llm:
-  default_model: upstream/gpt-test
+  default_model: upstream/gpt-test${
+    options.tiers
+      ? `\n  tiers: { ${Object.entries(options.tiers)
+          .map(([tier, model]) => `${tier}: ${model}`)
+          .join(', ')} }`
+      : ''
+  }
   providers:
     upstream: { kind: openai-compatible, base_url: "${options.providerUrl}", api_key: ${options.apiKey ?? 'env:E2E_PROVIDER_KEY'} }
 agents:

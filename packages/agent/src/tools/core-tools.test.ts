@@ -44,6 +44,8 @@ describe('createCoreTools and createMeshTools', () => {
         'cron_add',
         'cron_list',
         'cron_remove',
+        'spawn_agent',
+        'spawned_agents',
       ],
       browser: [],
       mcp: [],

@@ -31,6 +31,15 @@ export interface InboundMessage {
   header?: string;
   /** Epoch ms when the platform gave it to us. */
   receivedAt: number;
+  /**
+   * The agent's conversation it belongs to (a platform's `/reset` starts a new one); default
+   * `<channel>-<conversation>-<sender>`.
+   */
+  conversationId?: string;
+  /** Show the model and tokens under the reply (Telegram's `/debug`). */
+  showUsage?: boolean;
+  /** `steer`: an explicit `/steer` (hand it to the running turn whatever `when_busy` says). */
+  mode?: 'steer';
 }
 
 /** How the core writes one platform's messages. Errors it throws are retried with backoff. */
@@ -40,9 +49,12 @@ export interface PlatformReplies {
   /** Markdown from the agent → what the platform shows (Telegram HTML, Discord Markdown, Slack mrkdwn). */
   render(markdown: string): string;
   /** Send a new message; returns its platform id (kept in the spool so a retry edits it). */
-  send(conversation: string, text: string, options: { replyTo?: string }): Promise<string>;
-  /** Replace the text of a message this bot sent. */
-  edit(conversation: string, messageId: string, text: string): Promise<void>;
+  send(conversation: string, text: string, options: { replyTo?: string; markdown?: string }): Promise<string>;
+  /**
+   * Replace the text of a message this bot sent. `markdown` is what `text` was rendered from (a
+   * platform that refuses its own markup may fall back to it).
+   */
+  edit(conversation: string, messageId: string, text: string, options?: { markdown?: string }): Promise<void>;
 }
 
 /** A message's place in the spool. */

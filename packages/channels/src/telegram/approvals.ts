@@ -5,7 +5,7 @@ import {
   type OperatorNotice,
   type PendingApproval,
 } from '@openlegion/protocol';
-import { escapeMarkdown } from './reply-lines.js';
+import { escapeMarkdown } from '../core/reply-lines.js';
 import type { InlineKeyboard } from './telegram-api.js';
 import { say, type TelegramContext } from './telegram-context.js';
 import type { PairedUser } from './telegram-users.js';

@@ -1,6 +1,6 @@
+import { escapeMarkdown } from '../core/reply-lines.js';
 import { APPROVAL_COMMANDS } from './approvals.js';
 import { OWNER_COMMANDS } from './owner-commands.js';
-import { escapeMarkdown } from './reply-lines.js';
 import { say } from './telegram-context.js';
 import type { PairedUser } from './telegram-users.js';
 import { type CommandSpec, USER_COMMANDS } from './user-commands.js';

@@ -2,7 +2,7 @@ import type { Clock } from '@openlegion/infra/clock';
 import { OpenLegionError } from '@openlegion/protocol';
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { Logger } from 'pino';
-import { retryTransformer } from './retry-transformer.js';
+import { type RetryPolicy, retryTransformer } from './retry-transformer.js';
 import { ALLOWED_UPDATES, type SendOptions, type TelegramApi } from './telegram-api.js';
 
 export interface GrammyTelegramApiOptions {
@@ -15,6 +15,8 @@ export interface GrammyTelegramApiOptions {
   signal: AbortSignal;
   /** How long one HTTP call may take; a long poll's timeout plus a margin. */
   timeoutSeconds: number;
+  /** Told how calls go (see {@link RetryPolicy.onHealth}). */
+  onHealth?: RetryPolicy['onHealth'];
 }
 
 /**
@@ -38,6 +40,7 @@ export function createGrammyTelegramApi(options: GrammyTelegramApiOptions): Tele
       clock: options.clock,
       logger: options.logger,
       maxAttempts: (method) => (method === 'getMe' ? START_ATTEMPTS : Number.POSITIVE_INFINITY),
+      ...(options.onHealth ? { onHealth: options.onHealth } : {}),
     }),
   );
   const signal = forGrammy(options.signal);

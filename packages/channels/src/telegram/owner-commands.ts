@@ -1,4 +1,4 @@
-import { escapeMarkdown } from './reply-lines.js';
+import { escapeMarkdown } from '../core/reply-lines.js';
 import { activeAgentOf, say } from './telegram-context.js';
 import { type ConversationScope, conversationScope } from './telegram-users.js';
 import type { CommandCall, CommandSpec } from './user-commands.js';
@@ -71,17 +71,18 @@ export const OWNER_COMMANDS: Record<string, CommandSpec> = {
       const to = target(call);
       if (!args) return say(context, chatId, 'Usage: /steer TEXT');
       if (!to) return say(context, chatId, 'No agents are running\\.');
-      void context.relay.start({
-        chatId,
-        replyTo: messageId,
+      context.delivery.submit({
+        channel: 'telegram',
+        platformId: String(call.updateId),
+        conversation: String(chatId),
+        sender: String(user.userId),
         agent: to.agent,
-        request: {
-          message: args,
-          conversation_id: to.conversationId,
-          mode: 'steer',
-          trace_id: `telegram-${call.updateId}`,
-        },
+        text: args,
+        replyTo: String(messageId),
+        conversationId: to.conversationId,
+        mode: 'steer',
         showUsage: user.debug,
+        receivedAt: context.clock.now(),
       });
     },
   },
@@ -94,17 +95,19 @@ export const OWNER_COMMANDS: Record<string, CommandSpec> = {
       const agents = context.mesh.agents();
       if (agents.length === 0) return say(context, chatId, 'No agents are running\\.');
       for (const agent of agents) {
-        void context.relay.start({
-          chatId,
-          replyTo: messageId,
+        // One spooled message per agent, each under its own id: `<update>-<agent>`.
+        context.delivery.submit({
+          channel: 'telegram',
+          platformId: `${updateId}-${agent.name}`,
+          conversation: String(chatId),
+          sender: String(user.userId),
           agent: agent.name,
+          text: args,
+          replyTo: String(messageId),
           header: `*${escapeMarkdown(agent.name)}*`,
-          request: {
-            message: args,
-            conversation_id: context.users.conversationId(scopeOf(call), agent.name),
-            trace_id: `telegram-${updateId}-${agent.name}`.slice(0, 100),
-          },
+          conversationId: context.users.conversationId(scopeOf(call), agent.name),
           showUsage: user.debug,
+          receivedAt: context.clock.now(),
         });
       }
     },

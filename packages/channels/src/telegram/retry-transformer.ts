@@ -11,6 +11,8 @@ export interface RetryPolicy {
   logger: Logger;
   /** Tries in all, per method; default unbounded (until the call's signal aborts). */
   maxAttempts?: (method: string) => number;
+  /** Told how calls go: `ok` after an answer, else why one is being retried (for `openlegion status`). */
+  onHealth?: (health: 'ok' | 'rate_limited' | 'unreachable', detail: string) => void;
 }
 
 /** Exponential backoff: 1 s, 2 s, 4 s … capped at a minute. */
@@ -35,6 +37,7 @@ export function retryTransformer(policy: RetryPolicy): Transformer {
       return await retry(
         async () => {
           const response = await prev(method, payload, signal);
+          if (response.ok) policy.onHealth?.('ok', '');
           if (response.ok) return response;
           if (response.error_code === 429 || response.error_code >= 500) throw new RetryableAnswer(response);
           return response;
@@ -47,7 +50,16 @@ export function retryTransformer(policy: RetryPolicy): Transformer {
           },
           // A 429 or 5xx is always worth another try; a network error only while the caller waits.
           retryable: (error) => error instanceof RetryableAnswer || !abort?.aborted,
-          onRetry: (error, attempt, waitMs) =>
+          onRetry: (error, attempt, waitMs) => {
+            const rateLimited = error instanceof RetryableAnswer && error.retryAfterSeconds !== undefined;
+            policy.onHealth?.(
+              rateLimited ? 'rate_limited' : 'unreachable',
+              rateLimited
+                ? `Telegram asked to wait ${Math.round(waitMs / 1000)} s`
+                : error instanceof Error
+                  ? error.message
+                  : String(error),
+            );
             policy.logger.warn(
               {
                 method,
@@ -56,7 +68,8 @@ export function retryTransformer(policy: RetryPolicy): Transformer {
                 reason: error instanceof Error ? error.message : String(error),
               },
               'telegram call failed; retrying',
-            ),
+            );
+          },
           signal: abort,
           sleep: (ms, sleepSignal) => policy.clock.sleep(ms, sleepSignal),
         },

@@ -1,7 +1,7 @@
 import type { Clock } from '@openlegion/infra/clock';
 import type { ChannelMesh } from '@openlegion/protocol';
 import type { Logger } from 'pino';
-import type { ChatRelay } from './chat-relay.js';
+import type { DeliveryDispatcher } from '../core/delivery-dispatcher.js';
 import type { BotIdentity } from './incoming-update.js';
 import { markdownToTelegramHtml } from './markdown-to-html.js';
 import type { InlineKeyboard, TelegramApi } from './telegram-api.js';
@@ -14,7 +14,8 @@ export interface TelegramContext {
   mesh: ChannelMesh;
   users: TelegramUsers;
   pairing: TelegramPairing;
-  relay: ChatRelay;
+  /** The delivery core: every chat with an agent goes through its spool. */
+  delivery: DeliveryDispatcher;
   clock: Clock;
   logger: Logger;
   bot: BotIdentity;

@@ -16,7 +16,7 @@ const SECRET_WARNING =
 
 /**
  * Act on one update: pairing, commands, or a chat with the user's agent. Returns once the update is
- * taken in; a chat's reply goes on streaming in the relay.
+ * taken in; a chat's reply goes on streaming from the delivery core's spool.
  */
 export async function handleUpdate(context: TelegramContext, update: IncomingUpdate): Promise<void> {
   if (update.kind === 'message') return handleMessage(context, update);
@@ -67,16 +67,18 @@ async function handleMessage(context: TelegramContext, update: MessageUpdate): P
   if (text === '') return;
   const agent = activeAgentOf(context, user);
   if (!agent) return say(context, chatId, 'No agents are running\\.');
-  void context.relay.start({
-    chatId,
-    ...(update.inGroup ? { replyTo: messageId } : {}),
+  // Spooled under its update id: a replay (after a restart or from Telegram) is recognised there.
+  context.delivery.submit({
+    channel: 'telegram',
+    platformId: String(update.updateId),
+    conversation: String(chatId),
+    sender: String(from.id),
     agent,
-    request: {
-      message: text,
-      conversation_id: context.users.conversationId(conversationScope(update, user.userId), agent),
-      trace_id: `telegram-${update.updateId}`,
-    },
+    text,
+    ...(update.inGroup ? { replyTo: String(messageId) } : {}),
+    conversationId: context.users.conversationId(conversationScope(update, user.userId), agent),
     showUsage: user.debug,
+    receivedAt: context.clock.now(),
   });
 }
 

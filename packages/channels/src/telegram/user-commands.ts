@@ -1,4 +1,4 @@
-import { escapeMarkdown } from './reply-lines.js';
+import { escapeMarkdown } from '../core/reply-lines.js';
 import { activeAgentOf, say, type TelegramContext } from './telegram-context.js';
 import { conversationScope, type PairedUser } from './telegram-users.js';
 

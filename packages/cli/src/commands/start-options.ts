@@ -1,6 +1,6 @@
 export interface StartOptions {
   config: string;
-  runtime?: 'docker' | 'process';
+  runtime?: 'docker' | 'process' | 'swarm';
   detach?: boolean;
   detachedChild?: boolean;
   /** Start even when the network lockdown cannot be installed (runtime.allow_unlocked_network). */

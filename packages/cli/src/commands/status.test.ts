@@ -34,6 +34,14 @@ describe('openlegion status', () => {
     expect(lines(undefined)).not.toContain('network:');
   });
 
+  it("names the swarm runtime's isolation: an overlay per agent", () => {
+    const output = capture();
+    printStatus({ ...STATUS, runtime: 'swarm', network: 'none' }, output);
+    expect(output.stdout()).toContain(
+      '  network: one internal overlay per agent, shared only with the host (swarm)\n',
+    );
+  });
+
   it('offers start --allow-unlocked-network, saying what it costs', async () => {
     const output = capture();
     await runCli(['node', 'openlegion', 'start', '--help'], output);

@@ -19,10 +19,16 @@ export function printStatus(status: MeshStatus, output: CliOutput): void {
   const width = Math.max(5, ...status.agents.map((agent) => agent.name.length));
   for (const agent of status.agents) {
     const restarts = agent.restarts > 0 ? `  restarted ${agent.restarts}×` : '';
-    output.out(`  ${agent.name.padEnd(width)}  ${agent.state.padEnd(8)}  ${agent.model}${restarts}\n`);
+    const temporary = agent.temporary ? '  (temporary)' : '';
+    output.out(
+      `  ${agent.name.padEnd(width)}  ${agent.state.padEnd(8)}  ${agent.model}${restarts}${temporary}\n`,
+    );
     if (agent.state === 'failed' && agent.last_error)
       output.out(`  ${' '.repeat(width)}  ${agent.last_error}\n`);
   }
-  if (status.network) output.out(`  network: ${NETWORK_LINES[status.network]}\n`);
+  // Swarm has no bridge to lock: each agent's own internal overlay is its isolation.
+  if (status.runtime === 'swarm' && status.network === 'none')
+    output.out('  network: one internal overlay per agent, shared only with the host (swarm)\n');
+  else if (status.network) output.out(`  network: ${NETWORK_LINES[status.network]}\n`);
   for (const warning of status.warnings) output.out(`warning: ${warning}\n`);
 }

@@ -3,6 +3,8 @@ import { isOpenLegionError } from '@openlegion/protocol';
 import type { CliOutput } from '../cli-output.js';
 import { connectToHost, type HostConnection, requestDone } from '../host-connection.js';
 import { AGENT_ENTRY } from '../workspace-paths.js';
+import { removeSwarmHostAfterStop } from './start-swarm.js';
+import { fetchStatus } from './status.js';
 
 const STOP_WAIT_MS = 60_000;
 
@@ -12,8 +14,10 @@ const STOP_WAIT_MS = 60_000;
  */
 export async function stopMesh(configFile: string, output: CliOutput): Promise<number> {
   let host: HostConnection;
+  let runtime: string | undefined;
   try {
     host = await connectToHost(configFile);
+    runtime = (await fetchStatus(host)).runtime;
     await requestDone(host, 'POST', '/api/shutdown');
   } catch (error) {
     if (isOpenLegionError(error) && error.code === 'MESH_NOT_RUNNING') {
@@ -27,6 +31,7 @@ export async function stopMesh(configFile: string, output: CliOutput): Promise<n
     try {
       await fetch(`${host.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
     } catch {
+      await removeSwarmHostAfterStop(configFile, runtime);
       output.out(`mesh ${host.mesh} stopped\n`);
       return 0;
     }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { deepFreeze, type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
+import { type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
 import { parseSchedule } from './schedule.js';
+import { freezeMeshConfig } from './temporary-agents.js';
 import { type ConfigProblem, problemsMessage, YamlSource } from './yaml-source.js';
 
 export interface LoadedMeshConfig {
@@ -44,8 +45,9 @@ export function parseMeshConfig(text: string, file = 'mesh.yaml'): MeshConfig {
   if (!result.success) throw configError(file, source.zodProblems(result.error));
   const schedules = scheduleProblems(result.data).map(({ field, message }) => source.problem(field, message));
   if (schedules.length > 0) throw configError(file, schedules);
-  // Frozen once validated: no module can change the config others have read.
-  return deepFreeze(result.data);
+  // Frozen once validated: no module can change the config others have read (temporary agents
+  // join `agents` through temporary-agents.ts alone).
+  return freezeMeshConfig(result.data);
 }
 
 /** Cron schedules zod cannot judge (it has no cron parser): each bad one with its field path. */

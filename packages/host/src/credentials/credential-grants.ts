@@ -17,7 +17,9 @@ const cache = new WeakMap<MeshConfig, CredentialGrants>();
  * holds the grant at all is MeshPermissions' question; this answers where it may go.
  */
 export class CredentialGrants {
-  readonly #grants = new Map<string, Map<string, CompiledGrant>>();
+  readonly #config: MeshConfig;
+  /** Compiled per agent config object: a temporary agent (fleet spawn) is compiled when first asked about. */
+  readonly #grants = new WeakMap<MeshConfig['agents'][string], Map<string, CompiledGrant>>();
 
   /** The grants of `config` (one instance per config). */
   static of(config: MeshConfig): CredentialGrants {
@@ -30,17 +32,25 @@ export class CredentialGrants {
   }
 
   constructor(config: MeshConfig) {
-    for (const [agent, { permissions }] of Object.entries(config.agents)) {
-      const compiled = new Map<string, CompiledGrant>();
-      for (const [name, grant] of Object.entries(permissions.credentials))
+    this.#config = config;
+  }
+
+  #of(agent: string): Map<string, CompiledGrant> | undefined {
+    const agentConfig = Object.hasOwn(this.#config.agents, agent) ? this.#config.agents[agent] : undefined;
+    if (!agentConfig) return undefined;
+    let compiled = this.#grants.get(agentConfig);
+    if (!compiled) {
+      compiled = new Map<string, CompiledGrant>();
+      for (const [name, grant] of Object.entries(agentConfig.permissions.credentials))
         compiled.set(name, { grant, allowsHost: globMatcher(grant.hosts) });
-      this.#grants.set(agent, compiled);
+      this.#grants.set(agentConfig, compiled);
     }
+    return compiled;
   }
 
   /** Each credential `agent` is granted, with where it may go. */
   list(agent: string): { name: string; hosts: readonly string[]; in: readonly string[] }[] {
-    return [...(this.#grants.get(agent) ?? [])].map(([name, { grant }]) => ({
+    return [...(this.#of(agent) ?? [])].map(([name, { grant }]) => ({
       name,
       hosts: grant.hosts,
       in: grant.in,
@@ -52,7 +62,7 @@ export class CredentialGrants {
    * the message names the credential, the place and host tried, and what the grant allows.
    */
   requirePlace(agent: string, name: string, place: RequestPlace, host: string): void {
-    const compiled = this.#grants.get(agent)?.get(name);
+    const compiled = this.#of(agent)?.get(name);
     const placeOk = compiled?.grant.in.includes(place as CredentialGrant['in'][number]) ?? false;
     if (compiled && placeOk && compiled.allowsHost(host.toLowerCase())) return;
     const allowed = compiled

@@ -2,6 +2,7 @@ import { OpenLegionError } from '@openlegion/protocol';
 import { firstRun, parseSchedule } from '../config/index.js';
 import type { FeatureContext, HostFeature } from '../features/index.js';
 import { LANES, type Lanes } from '../lanes/index.js';
+import { CRON_SPAWN_DUE } from './cron-events.js';
 import { CRON_MIGRATIONS, type CronJob, CronRepository } from './cron-repository.js';
 import { registerCronRoutes } from './cron-routes.js';
 import { CronScheduler } from './cron-scheduler.js';
@@ -15,17 +16,27 @@ export const configJobId = (agent: string, index: number) => `${agent}#${index}`
  * the job, and a silent heartbeat is delivered nowhere.
  */
 export function cronFeature(options: { lanes?: Lanes } = {}): HostFeature {
-  const fire = (lanes: Lanes) => async (job: CronJob, scheduledAt: number) => {
-    await lanes.enqueue({
-      agent: job.agent,
-      kind: job.heartbeat ? 'heartbeat' : 'chat',
-      message: job.message ?? (job.heartbeat ? 'heartbeat' : `scheduled run of ${job.id}`),
-      conversationId: `cron:${job.id}`,
-      source: 'cron',
-      sourceRef: job.id,
-      idempotencyKey: `cron:${job.id}:${scheduledAt}`,
-    });
-  };
+  const fire =
+    (lanes: Lanes, context: FeatureContext, repo: CronRepository) =>
+    async (job: CronJob, scheduledAt: number) => {
+      if (job.spawn) {
+        context.events.emit(CRON_SPAWN_DUE, {
+          job,
+          scheduledAt,
+          record: (result) => repo.recordResult(job.id, result.slice(0, 500)),
+        });
+        return;
+      }
+      await lanes.enqueue({
+        agent: job.agent,
+        kind: job.heartbeat ? 'heartbeat' : 'chat',
+        message: job.message ?? (job.heartbeat ? 'heartbeat' : `scheduled run of ${job.id}`),
+        conversationId: `cron:${job.id}`,
+        source: 'cron',
+        sourceRef: job.id,
+        idempotencyKey: `cron:${job.id}:${scheduledAt}`,
+      });
+    };
 
   return {
     name: 'cron',
@@ -39,7 +50,7 @@ export function cronFeature(options: { lanes?: Lanes } = {}): HostFeature {
         repo,
         clock: context.clock,
         logger: context.logger.child({ component: 'cron' }),
-        fire: fire(lanes),
+        fire: fire(lanes, context, repo),
       });
       return {
         routes: (app) =>
@@ -90,6 +101,7 @@ function syncConfigJobs(repo: CronRepository, context: FeatureContext): void {
         timezone: entry.timezone ?? null,
         message: entry.message ?? null,
         heartbeat: entry.heartbeat,
+        spawn: entry.spawn ?? null,
         origin: 'config',
         nextRunAt: firstRun(schedule, now, id) ?? null,
         createdAt: now,

@@ -19,6 +19,8 @@ export const CRON_MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   ) STRICT;
   `,
+  // A config job may start a temporary agent from this template instead of messaging its agent.
+  `ALTER TABLE cron_jobs ADD COLUMN spawn TEXT;`,
 ];
 
 /** One scheduled job, as persisted. */
@@ -29,6 +31,8 @@ export interface CronJob {
   timezone: string | null;
   message: string | null;
   heartbeat: boolean;
+  /** A template of mesh.yaml: each run spawns a temporary agent from it (docs/mesh.md, "Fleet spawn"). */
+  spawn: string | null;
   origin: 'config' | 'agent' | 'operator';
   paused: boolean;
   /** Epoch ms of the next run; null once a one-shot has run. */
@@ -40,8 +44,12 @@ export interface CronJob {
 }
 
 interface Row
-  extends Omit<CronJob, 'heartbeat' | 'paused' | 'nextRunAt' | 'lastRunAt' | 'lastResult' | 'createdAt'> {
+  extends Omit<
+    CronJob,
+    'heartbeat' | 'spawn' | 'paused' | 'nextRunAt' | 'lastRunAt' | 'lastResult' | 'createdAt'
+  > {
   heartbeat: number;
+  spawn: string | null;
   paused: number;
   next_run_at: number | null;
   last_run_at: number | null;
@@ -56,6 +64,7 @@ const toJob = (row: Row): CronJob => ({
   timezone: row.timezone,
   message: row.message,
   heartbeat: row.heartbeat === 1,
+  spawn: row.spawn ?? null,
   origin: row.origin,
   paused: row.paused === 1,
   nextRunAt: row.next_run_at,
@@ -68,7 +77,7 @@ const toJob = (row: Row): CronJob => ({
 export type NewCronJob = Pick<
   CronJob,
   'id' | 'agent' | 'schedule' | 'timezone' | 'message' | 'heartbeat' | 'origin' | 'nextRunAt' | 'createdAt'
->;
+> & { spawn?: string | null };
 
 /** The cron jobs in mesh.db. */
 export class CronRepository {
@@ -94,10 +103,10 @@ export class CronRepository {
   upsert(job: NewCronJob): void {
     this.#db
       .prepare(
-        `INSERT INTO cron_jobs (id, agent, schedule, timezone, message, heartbeat, origin, next_run_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO cron_jobs (id, agent, schedule, timezone, message, heartbeat, origin, next_run_at, created_at, spawn)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET schedule = excluded.schedule, timezone = excluded.timezone,
-           message = excluded.message, heartbeat = excluded.heartbeat,
+           message = excluded.message, heartbeat = excluded.heartbeat, spawn = excluded.spawn,
            next_run_at = CASE WHEN cron_jobs.schedule = excluded.schedule
              AND cron_jobs.timezone IS excluded.timezone THEN cron_jobs.next_run_at ELSE excluded.next_run_at END`,
       )
@@ -111,6 +120,7 @@ export class CronRepository {
         job.origin,
         job.nextRunAt,
         job.createdAt,
+        job.spawn ?? null,
       );
   }
 

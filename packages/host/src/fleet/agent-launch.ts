@@ -25,6 +25,8 @@ export interface AgentLaunchDeps {
   onProgress?: ((progress: StartProgress) => void) | undefined;
   /** More environment for an agent (the egress proxy's variables, with its proxy token), after its tokens are minted. */
   agentEnv?: ((agent: string) => Record<string, string>) | undefined;
+  /** A temporary agent (fleet spawn): so marked in the registry and `openlegion status`. */
+  temporary?: boolean;
 }
 
 const LAST_LOG_LINES = 20;
@@ -43,7 +45,12 @@ export async function launchAgent(agent: string, deps: AgentLaunchDeps): Promise
   const model = resolveModel(config, agentConfig?.model ?? 'default');
   throwIfStopped(context);
   const token = deps.tokens.mint(agent);
-  registry.register({ name: agent, runtime: runtime.kind, model });
+  registry.register({
+    name: agent,
+    runtime: runtime.kind,
+    model,
+    ...(deps.temporary ? { temporary: true } : {}),
+  });
   progress('starting');
   try {
     const launch = runtime.start({
@@ -54,6 +61,7 @@ export async function launchAgent(agent: string, deps: AgentLaunchDeps): Promise
       image: config.runtime.image,
       dataDir: context.dataDir,
       skillsDir: fleetSkillsDir(context),
+      signal: context.signal,
     });
     deps.launches.push(launch);
     const running = await launch;

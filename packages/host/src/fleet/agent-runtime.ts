@@ -1,5 +1,5 @@
 /** Which kind of runtime runs a mesh's agents. */
-export type AgentRuntimeKind = 'docker' | 'process';
+export type AgentRuntimeKind = 'docker' | 'process' | 'swarm';
 
 /** Limits from mesh.yaml `runtime.resources`. */
 export interface AgentResources {
@@ -28,6 +28,8 @@ export interface AgentSpec {
    * in `AGENT_FLEET_SKILLS_DIR`.
    */
   skillsDir?: string | undefined;
+  /** Aborted when the host stops: a runtime that waits for its agent to run gives up then (swarm). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Where an agent container sees the fleet's skills folder (a read-only bind mount). */
@@ -80,6 +82,11 @@ export interface AgentRuntime {
   stopAll(): Promise<void>;
   /** The agent's last `lines` lines of output, e.g. to explain why it never became ready. */
   logs(name: string, lines: number): Promise<string>;
+  /**
+   * Deletes a stopped agent's data (docker: its volume; process: its data folder): a temporary
+   * agent's (fleet spawn) leaves with it. Optional: a runtime without it keeps the data.
+   */
+  removeData?(mesh: string, agent: string, dataDir: string): Promise<void>;
   /** Removes the mesh's network once its agents are stopped. */
   teardown(mesh: string): Promise<void>;
   /**

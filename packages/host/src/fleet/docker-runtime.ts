@@ -138,6 +138,10 @@ export class DockerRuntime implements AgentRuntime {
     }
   }
 
+  async removeData(mesh: string, agent: string): Promise<void> {
+    await ignoringAbsent(() => this.#docker.getVolume(agentVolumeName(mesh, agent)).remove());
+  }
+
   teardown(mesh: string): Promise<void> {
     return removeMeshNetwork(this.#docker, mesh);
   }

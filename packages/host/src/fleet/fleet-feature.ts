@@ -39,6 +39,13 @@ export interface Fleet {
   restart(agent: string): Promise<void>;
   /** Be told when an agent exits without being stopped (see AgentRuntime.onUnexpectedExit). */
   onAgentExit(listener: (agent: string) => void): void;
+  /**
+   * Start a temporary agent (fleet spawn) whose config is already in `config.agents` (see
+   * config/temporary-agents.ts); resolves once it is ready, AGENT_START_FAILED when it is not.
+   */
+  startTemporary(agent: string): Promise<void>;
+  /** Stop a temporary agent, revoke its tokens, delete its data and drop it from the registry. */
+  removeTemporary(agent: string): Promise<void>;
 }
 
 /** The fleet's restarts and exits of its agents. */
@@ -77,6 +84,13 @@ function buildFleet(
   const { runtime } = options;
   const { tokens, config, logger } = context;
   const launches: Promise<RunningAgent>[] = [];
+  // Temporary agents' launches and removals in flight: a stop waits for them (and they leave the set when done).
+  const temporaryWork = new Set<Promise<unknown>>();
+  const tracked = <T>(work: Promise<T>): Promise<T> => {
+    temporaryWork.add(work);
+    void work.catch(() => {}).finally(() => temporaryWork.delete(work));
+    return work;
+  };
   let meshUrl: string | undefined;
   const launchDeps = (url: string): AgentLaunchDeps => ({
     context,
@@ -105,8 +119,37 @@ function buildFleet(
           logger.warn({ err: error, agent }, 'stopping the agent before its restart failed'),
         );
       throwIfStopped(context);
-      await launchAgent(agent, launchDeps(url));
+      // A temporary agent removed while it was being stopped stays removed, and one restarted stays temporary.
+      if (!config.agents[agent]) return;
+      const temporary = registry.get(agent)?.temporary === true;
+      await launchAgent(agent, { ...launchDeps(url), ...(temporary ? { temporary } : {}) });
     },
+    async startTemporary(agent) {
+      if (!meshUrl) throw new Error('the fleet starts temporary agents only once it has started');
+      const url = meshUrl;
+      await tracked(launchAgent(agent, { ...launchDeps(url), launches: [], temporary: true }));
+    },
+    removeTemporary: (agent) =>
+      tracked(
+        (async () => {
+          const record = registry.get(agent);
+          if (record && record.state !== 'stopped' && record.state !== 'failed') registry.markStopping(agent);
+          await runtime
+            .stop(agentInstanceName(config.mesh.name, agent))
+            .catch((error: unknown) =>
+              logger.warn({ err: error, agent }, 'stopping a temporary agent failed'),
+            );
+          tokens.revoke(agent);
+          if (record && registry.get(agent)?.state !== 'failed') registry.markStopped(agent);
+          await runtime
+            .removeData?.(config.mesh.name, agent, context.dataDir)
+            .catch((error: unknown) =>
+              logger.warn({ err: error, agent }, "removing a temporary agent's data failed"),
+            );
+          // Gone from `openlegion status` once nothing of it is left.
+          registry.forget(agent);
+        })(),
+      ),
   };
 
   return {
@@ -131,7 +174,7 @@ function buildFleet(
       logger.info({ mesh, agents: results.length }, 'mesh ready');
     },
     async stop() {
-      await Promise.allSettled(launches);
+      await Promise.allSettled([...launches, ...temporaryWork]);
       const records = registry.list();
       for (const agent of records) if (agent.state !== 'failed') registry.markStopping(agent.name);
       await runtime

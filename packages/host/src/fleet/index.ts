@@ -16,3 +16,6 @@ export { FLEET, type Fleet, type FleetFeatureOptions, fleetFeature } from './fle
 export { ProcessRuntime, type ProcessRuntimeOptions } from './process-runtime.js';
 export { parseByteSize, toDockerLimits } from './resource-limits.js';
 export { createRuntime, type RuntimeChoice, removeCrashLeftovers } from './runtime-factory.js';
+export { removeSwarmHost, type SwarmHostLaunch, startSwarmHost } from './swarm-host-container.js';
+export { HOST_CONTAINER_ENV, SwarmRuntime, type SwarmRuntimeOptions } from './swarm-runtime.js';
+export { buildAgentServiceSpec, swarmAgentNames } from './swarm-service-spec.js';

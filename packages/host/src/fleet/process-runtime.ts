@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -152,6 +152,10 @@ export class ProcessRuntime implements AgentRuntime {
     const agentProcess = this.#processes.get(name);
     if (!agentProcess) throw new OpenLegionError('AGENT_UNKNOWN', `no agent process ${name} was started`);
     return agentProcess.output.last(lines).join('\n');
+  }
+
+  async removeData(_mesh: string, agent: string, dataDir: string): Promise<void> {
+    await rm(path.join(dataDir, 'agents', agent), { recursive: true, force: true });
   }
 
   async teardown(_mesh: string): Promise<void> {

@@ -11,7 +11,8 @@ export type MeshPermission =
   | 'credentials'
   | 'egress'
   | 'memory.read'
-  | 'memory.write';
+  | 'memory.write'
+  | 'spawn';
 
 type Grants = Record<MeshPermission, { patterns: readonly string[]; matches: (target: string) => boolean }>;
 
@@ -22,7 +23,9 @@ const cache = new WeakMap<MeshConfig, MeshPermissions>();
  * config does not name may do nothing. Every mesh route asks here, so the rules live in one place.
  */
 export class MeshPermissions {
-  readonly #grants = new Map<string, Grants>();
+  readonly #config: MeshConfig;
+  /** Compiled per agent config object: a temporary agent (fleet spawn) is compiled when first asked about. */
+  readonly #grants = new WeakMap<MeshConfig['agents'][string], Grants>();
 
   /** The permissions of `config` (one instance per config: routes share it). */
   static of(config: MeshConfig): MeshPermissions {
@@ -35,9 +38,18 @@ export class MeshPermissions {
   }
 
   constructor(config: MeshConfig) {
-    for (const [agent, { permissions }] of Object.entries(config.agents)) {
+    this.#config = config;
+  }
+
+  #of(agent: string): Grants | undefined {
+    if (!Object.hasOwn(this.#config.agents, agent)) return undefined;
+    const agentConfig = this.#config.agents[agent];
+    if (!agentConfig) return undefined;
+    let grants = this.#grants.get(agentConfig);
+    if (!grants) {
+      const { permissions } = agentConfig;
       const grant = (patterns: readonly string[]) => ({ patterns, matches: globMatcher(patterns) });
-      this.#grants.set(agent, {
+      grants = {
         'blackboard.read': grant(permissions.blackboard.read),
         'blackboard.write': grant(permissions.blackboard.write),
         'pubsub.publish': grant(permissions.pubsub.publish),
@@ -48,18 +60,21 @@ export class MeshPermissions {
         egress: grant(permissions.egress),
         'memory.read': grant(permissions.memory.read),
         'memory.write': grant(permissions.memory.write),
-      });
+        spawn: grant(permissions.spawn),
+      };
+      this.#grants.set(agentConfig, grants);
     }
+    return grants;
   }
 
   can(agent: string, permission: MeshPermission, target: string): boolean {
-    return this.#grants.get(agent)?.[permission].matches(target) ?? false;
+    return this.#of(agent)?.[permission].matches(target) ?? false;
   }
 
   /** Throws 403 MESH_FORBIDDEN naming the agent, the permission, the target and what is granted. */
   require(agent: string, permission: MeshPermission, target: string): void {
     if (this.can(agent, permission, target)) return;
-    const granted = this.#grants.get(agent)?.[permission].patterns;
+    const granted = this.#of(agent)?.[permission].patterns;
     let why = granted
       ? `agents.${agent}.permissions.${permission} in mesh.yaml is ${JSON.stringify(granted)}`
       : `"${agent}" is not an agent of mesh.yaml`;

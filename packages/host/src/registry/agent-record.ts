@@ -19,6 +19,8 @@ export interface AgentRecord {
   lastError: string | null;
   /** Starts of this agent in this host run after the first one. */
   restarts: number;
+  /** A temporary agent (fleet spawn), not one of mesh.yaml. */
+  temporary?: boolean;
 }
 
 /** The record as `GET /api/status` shows it. */
@@ -34,5 +36,6 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
     ready_at: record.readyAt,
     restarts: record.restarts,
     last_error: record.lastError,
+    ...(record.temporary ? { temporary: true } : {}),
   };
 }

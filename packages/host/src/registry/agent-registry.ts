@@ -17,6 +17,8 @@ export interface AgentStart {
   model: string;
   url?: string | null;
   container?: string | null;
+  /** A temporary agent (fleet spawn). */
+  temporary?: boolean;
 }
 
 interface Entry {
@@ -62,6 +64,7 @@ export class AgentRegistry {
       readyAt: null,
       lastError: null,
       restarts: previous ? previous.record.restarts + 1 : 0,
+      ...(start.temporary ? { temporary: true } : {}),
     };
     this.#store.agents.upsert({ ...record, stoppedAt: null });
     const runId = this.#store.runs.start(start.name, startedAt);
@@ -129,6 +132,16 @@ export class AgentRegistry {
     this.#store.agents.setState(name, 'stopped', { stoppedAt });
     this.#emit(entry.record);
     return { ...entry.record };
+  }
+
+  /**
+   * Drop a stopped or failed agent from this run's list (a temporary agent once removed); its runs
+   * stay in the store. A live agent is kept.
+   */
+  forget(name: string): void {
+    const entry = this.#entries.get(name);
+    if (entry && (entry.record.state === 'stopped' || entry.record.state === 'failed'))
+      this.#entries.delete(name);
   }
 
   /** Be told of every state change (e.g. to dispatch work when an agent becomes ready). */

@@ -1,7 +1,7 @@
 import type { Database } from '@openlegion/infra/sqlite';
 import type { AgentState } from '@openlegion/protocol';
 
-export type AgentRuntimeKind = 'docker' | 'process';
+export type AgentRuntimeKind = 'docker' | 'process' | 'swarm';
 
 /** One row of `agents`: the last known state of an agent, kept across host restarts. */
 export interface AgentRow {

@@ -74,6 +74,8 @@ export interface FakeTelegramCall {
 export type FakeTelegramFault =
   | { kind: 'rate-limit'; retryAfterSeconds: number }
   | { kind: 'server-error'; status?: 500 | 502 | 503 | 504 }
+  /** A 400 refusal (not retried by a client's retry layer), e.g. `Bad Request: chat not found`. */
+  | { kind: 'refuse'; description: string }
   | { kind: 'disconnect' };
 
 /** A Bot API answer: `{ ok: true, result }` or `{ ok: false, error_code, description, parameters? }`. */

@@ -1,4 +1,10 @@
-import { type BotApiAnswer, botApiError, botApiResult, type FakeTelegramUser } from './bot-api-types.js';
+import {
+  type BotApiAnswer,
+  botApiError,
+  botApiResult,
+  type FakeTelegramUpdate,
+  type FakeTelegramUser,
+} from './bot-api-types.js';
 import type { BotMessages } from './bot-messages.js';
 import type { UpdateQueue } from './update-queue.js';
 import type { FakeWebhook } from './webhook-delivery.js';
@@ -10,7 +16,15 @@ export interface FakeTelegramState {
   messages: BotMessages;
   webhook: FakeWebhook | undefined;
   answeredCallbacks: { callback_query_id: string; text: string | undefined }[];
+  /** Rewrites what getUpdates hands over (a chaos test drops, delays, duplicates, replays). */
+  updateFilter?: UpdateFilter;
 }
+
+/** A getUpdates answer as a faulty Telegram would give it; `history` is every update ever queued. */
+export type UpdateFilter = (
+  batch: FakeTelegramUpdate[],
+  history: readonly FakeTelegramUpdate[],
+) => FakeTelegramUpdate[] | Promise<FakeTelegramUpdate[]>;
 
 type Method = (body: Record<string, unknown>, signal: AbortSignal) => Promise<BotApiAnswer> | BotApiAnswer;
 
@@ -30,7 +44,8 @@ export function fakeTelegramMethods(state: FakeTelegramState): Record<string, Me
       const offset = body.offset === undefined ? undefined : Number(body.offset);
       const limit = Math.min(100, Math.max(1, Number(body.limit ?? 100)));
       const timeout = Math.min(LONG_POLL_CAP_SECONDS, Math.max(0, Number(body.timeout ?? 0)));
-      return botApiResult(await state.updates.take(offset, limit, timeout, signal));
+      const batch = await state.updates.take(offset, limit, timeout, signal);
+      return botApiResult(state.updateFilter ? await state.updateFilter(batch, state.updates.all) : batch);
     },
     sendMessage: (body) => state.messages.send(body),
     editMessageText: (body) => state.messages.edit(body),

@@ -10,7 +10,7 @@ import type {
   FakeTelegramUser,
 } from './bot-api-types.js';
 import { BotMessages } from './bot-messages.js';
-import { type FakeTelegramState, fakeTelegramMethods } from './fake-telegram-methods.js';
+import { type FakeTelegramState, fakeTelegramMethods, type UpdateFilter } from './fake-telegram-methods.js';
 import { FaultPlan } from './fault-plan.js';
 import { UpdateQueue } from './update-queue.js';
 import { type FakeTelegramSender, UserMessages } from './user-messages.js';
@@ -52,6 +52,10 @@ export interface FakeTelegram {
   ): FakeTelegramUpdate;
   /** A user presses an inline button under one of the bot's messages. */
   pressButton(from: FakeTelegramSender, messageId: number, data: string): FakeTelegramUpdate;
+  /** Pick a fault (or none) for every call from now on, after those planned with `fail`. */
+  setFaultPicker(picker: ((method: string) => FakeTelegramFault | undefined) | undefined): void;
+  /** Rewrite every getUpdates answer from now on (undefined: answer as Telegram does). */
+  setUpdateFilter(filter: UpdateFilter | undefined): void;
   /** Answer the next `times` calls of `method` (or `*`) with a fault instead of doing them. */
   fail(method: string, fault: FakeTelegramFault, times?: number): void;
   /** The messages the bot sent to one chat. */
@@ -91,6 +95,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   };
   const methods = fakeTelegramMethods(state);
   const faults = new FaultPlan();
+  let faultPicker: ((method: string) => FakeTelegramFault | undefined) | undefined;
   const calls: FakeTelegramCall[] = [];
   const webhookDeliveries: FakeWebhookDelivery[] = [];
   const lifetime = new AbortController();
@@ -120,7 +125,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       at: Date.now(),
     };
     calls.push(call);
-    const fault = call.authorized ? faults.take(call.method) : undefined;
+    const fault = call.authorized ? (faults.take(call.method) ?? faultPicker?.(call.method)) : undefined;
     if (fault?.kind === 'disconnect') {
       req.socket.destroy();
       return;
@@ -174,6 +179,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       users.sendGroup(group, from, text, options?.replyTo, state.messages.all),
     pressButton: (from, messageId, data) => users.pressButton(from, messageId, data, state.messages.all),
     fail: (method, fault, times = 1) => faults.add(method, fault, times),
+    setFaultPicker: (picker) => {
+      faultPicker = picker;
+    },
+    setUpdateFilter: (filter) => {
+      state.updateFilter = filter;
+    },
     messagesTo: (chatId) => state.messages.all.filter((message) => message.chat_id === chatId),
     waitFor: (probe, timeoutMs = 5_000) => waitFor(probe, timeoutMs),
     close: closeOnce(server, lifetime),
@@ -191,6 +202,9 @@ function faultAnswer(fault: Exclude<FakeTelegramFault, { kind: 'disconnect' }>):
         parameters: { retry_after: fault.retryAfterSeconds },
       },
     };
+  }
+  if (fault.kind === 'refuse') {
+    return { status: 400, body: { ok: false, error_code: 400, description: fault.description } };
   }
   const status = fault.status ?? 502;
   return { status, body: { ok: false, error_code: status, description: 'Bad Gateway' } };

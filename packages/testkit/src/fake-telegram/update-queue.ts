@@ -13,6 +13,7 @@ interface Waiter {
  */
 export class UpdateQueue {
   readonly #pending: FakeTelegramUpdate[] = [];
+  readonly #all: FakeTelegramUpdate[] = [];
   readonly #waiters = new Set<Waiter>();
   #nextId = 1;
 
@@ -20,8 +21,14 @@ export class UpdateQueue {
   push(update: NewUpdate): FakeTelegramUpdate {
     const full = { update_id: this.#nextId++, ...update };
     this.#pending.push(full);
+    this.#all.push(full);
     for (const waiter of this.#waiters) waiter.wake();
     return full;
+  }
+
+  /** Every update ever queued, confirmed or not (a chaos test replays them). */
+  get all(): readonly FakeTelegramUpdate[] {
+    return this.#all;
   }
 
   /** Updates not yet confirmed by an offset. */
