@@ -29,6 +29,7 @@ import {
 import { createAgentTools } from './tool-registry/agent-tools.js';
 import { selectTools } from './tool-registry/tool-profiles.js';
 import { createMeshClient } from './tools/index.js';
+import type { TraceParents } from './trace-parents.js';
 import { hostInstructions } from './workspace/operator-instructions.js';
 
 /** Waits before retrying `GET /mesh/instructions` in a turn: short, the turn's LLM call needs the host too. */
@@ -54,6 +55,8 @@ export interface AgentRuntimeDeps {
   memory: () => MemoryEngine;
   meshUrl: string;
   token: string;
+  /** Each turn's `traceparent`, passed on by the mesh tools' calls. */
+  traceParents?: TraceParents;
   dataDir: string;
   workspace: string;
   /** The agent's skills (bundled, fleet, workspace), for `skill_view` and the prompt. */
@@ -72,7 +75,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   const { self, logger } = deps;
   const agentTools = createAgentTools({
     memory: deps.memory,
-    mesh: { meshUrl: deps.meshUrl, token: deps.token },
+    mesh: {
+      meshUrl: deps.meshUrl,
+      token: deps.token,
+      ...(deps.traceParents ? { traceparentOf: (trace: string) => deps.traceParents?.of(trace) } : {}),
+    },
     browser: self.browser,
     dataDir: deps.dataDir,
     llm: deps.llm,

@@ -14,6 +14,7 @@ import { memoryRoutes } from './memory-routes.js';
 import { turnRoutes } from './routes/turn-routes.js';
 import { type SkillSnapshot, skillsRoutes } from './skills/index.js';
 import { type SubagentLister, subagentRoutes } from './subagents/subagent-routes.js';
+import type { TraceParents } from './trace-parents.js';
 import { workspaceRoutes } from './workspace/workspace-routes.js';
 
 /** Room for a maximal message (200 000 characters) even when every one is JSON-escaped. */
@@ -49,6 +50,8 @@ export interface AgentServerDeps {
   lcm?: () => SummaryStore;
   /** The agent's skills; without them (or the workspace) `/skills/*` is not served. */
   skills?: () => Promise<SkillSnapshot>;
+  /** Each turn's `traceparent`, kept for the calls the turn makes to the host. */
+  traceParents?: TraceParents;
 }
 
 /** Bodies are parsed with zod, so fastify need not build ajv and fast-json-stringify at start-up. */
@@ -109,6 +112,7 @@ export function createAgentServer(deps: AgentServerDeps): FastifyInstance {
         onEvent: () => {
           progress += 1;
         },
+        traceParents: deps.traceParents,
       }),
     );
   });

@@ -1,4 +1,6 @@
+import { TRACE_HEADER, TRACEPARENT_HEADER } from '@openlegion/protocol';
 import type OpenAI from 'openai';
+import type { TraceParents } from './trace-parents.js';
 
 /** Time to the first byte of an answer; the host proxy may queue behind a slow provider. */
 const LLM_TIMEOUT_MS = 120_000;
@@ -15,12 +17,27 @@ export async function loadLlmClient(options: {
   meshUrl: string;
   token: string;
   timeoutMs?: number;
+  /** Each call made under a turn's trace carries the turn's `traceparent`. */
+  traceParents?: TraceParents;
 }): Promise<OpenAI> {
   const { default: OpenAISdk } = await import('openai');
+  const { traceParents } = options;
   return new OpenAISdk({
     baseURL: `${options.meshUrl}/v1`,
     apiKey: options.token,
     maxRetries: 0,
     timeout: options.timeoutMs ?? LLM_TIMEOUT_MS,
+    ...(traceParents ? { fetch: withTraceparent(traceParents) } : {}),
   });
+}
+
+/** `fetch` that adds the turn's `traceparent` to a call carrying the turn's trace id. */
+function withTraceparent(traceParents: TraceParents): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    const traceparent = traceParents.of(headers.get(TRACE_HEADER) ?? undefined);
+    if (!traceparent) return fetch(input, init);
+    headers.set(TRACEPARENT_HEADER, traceparent);
+    return fetch(input, { ...init, headers });
+  };
 }

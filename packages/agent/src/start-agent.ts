@@ -18,6 +18,7 @@ import { deferredLoop } from './loop/deferred-loop.js';
 import { agentMemoryOptions } from './memory/agent-memory-options.js';
 import { type MemoryBackfill, startMemoryBackfill } from './memory/memory-backfill.js';
 import { skillSource } from './skills/skill-source.js';
+import { TraceParents } from './trace-parents.js';
 import { ignoredInstructionFiles, ignoredInstructionsMessage } from './workspace/ignored-instructions.js';
 import { scaffoldWorkspace } from './workspace/workspace-scaffold.js';
 
@@ -61,7 +62,9 @@ export async function startAgent(options: {
   // Known from `GET /mesh/self`: the engine's embedder and LLM paths come from mesh.yaml.
   let memoryConfig: AgentSelf['memory'] | undefined;
   let llmClient: Promise<OpenAI> | undefined;
-  const llm = () => (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN }));
+  const traceParents = new TraceParents();
+  const llm = () =>
+    (llmClient ??= loadLlmClient({ meshUrl: env.MESH_URL, token: env.MESH_TOKEN, traceParents }));
   const memory = () => {
     if (memoryEngine) return memoryEngine;
     if (!memoryConfig)
@@ -104,6 +107,7 @@ export async function startAgent(options: {
     workspace,
     lcm: lcm.get,
     skills,
+    traceParents,
   });
   let runtime: Promise<AgentRuntime> | undefined;
   let closed = false;
@@ -145,6 +149,7 @@ export async function startAgent(options: {
           memory,
           meshUrl: env.MESH_URL,
           token: env.MESH_TOKEN,
+          traceParents,
           dataDir: env.AGENT_DATA_DIR,
           workspace,
           skills,

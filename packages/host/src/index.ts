@@ -82,6 +82,7 @@ export {
   type HostRoute,
   installProcessGuard,
 } from './server/index.js';
+export { type SpanExporterStats, TELEMETRY, type Telemetry, telemetryFeature } from './telemetry/index.js';
 export { TRACE_LOG, tracesFeature } from './traces/index.js';
 export { hostSecrets, Vault } from './vault/index.js';
 export { HOST_VERSION } from './version.js';

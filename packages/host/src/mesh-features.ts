@@ -19,6 +19,7 @@ import { pubsubFeature } from './pubsub/index.js';
 import { registryFeature } from './registry/index.js';
 import { searchFeature } from './search/index.js';
 import { spawnFeature } from './spawn/index.js';
+import { telemetryFeature } from './telemetry/index.js';
 import { tracesFeature } from './traces/index.js';
 import { workflowsFeature } from './workflows/index.js';
 
@@ -29,6 +30,8 @@ export interface MeshFeatureDeps {
   onShutdown: () => void;
   baseUrlOverrides?: Record<string, string> | undefined;
   allowUnlockedNetwork?: boolean | undefined;
+  /** The host's version, for telemetry's `service.version`. */
+  version?: string | undefined;
 }
 
 /**
@@ -59,6 +62,7 @@ export function meshFeatures(deps: MeshFeatureDeps): HostFeature[] {
     searchFeature(),
     mcpFeature(),
     memoryFeature(),
+    telemetryFeature({ version: deps.version ?? 'unknown' }),
     fleet,
     spawnFeature(),
     healthFeature(),

@@ -95,6 +95,7 @@ export function createMeshHost(options: MeshHostOptions): MeshHost {
     agentEnv: (agent) => hostService(EGRESS).agentEnv(agent),
   });
   const features = meshFeatures({
+    version: HOST_VERSION,
     fleet,
     meshStatus: status,
     onShutdown: () => requestShutdown(),

@@ -4,9 +4,27 @@ import { SKILLS_PROMPT_CHARS_DEFAULT, TOOL_LOADING_MODES } from './skills-config
 
 /**
  * The one header that carries a trace id from hop to hop: CLI to host, host to agent, agent to host
- * (LLM, mesh, egress). W3C `traceparent` may join it later for OpenTelemetry.
+ * (LLM, mesh, egress). W3C {@link TRACEPARENT_HEADER} travels beside it for OpenTelemetry.
  */
 export const TRACE_HEADER = 'x-trace-id';
+
+/**
+ * W3C Trace Context: `00-<32 hex trace id>-<16 hex parent span id>-<2 hex flags>`. The host sends
+ * it to an agent with each turn; the agent passes it on, unchanged, on every call it makes to the
+ * host, so the host's spans of those calls hang under the turn's span.
+ */
+export const TRACEPARENT_HEADER = 'traceparent';
+
+/** The W3C `traceparent` shape (version 00; all-zero ids are invalid). */
+const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A `traceparent` header's trace and parent span ids, or undefined when it is not a valid one. */
+export function parseTraceparent(value: unknown): { traceId: string; spanId: string } | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = TRACEPARENT.exec(value);
+  if (!match) return undefined;
+  return { traceId: match[1] as string, spanId: match[2] as string };
+}
 
 /** `POST /chat` on an agent (and `POST /api/agents/:agent/chat` on the host, which relays it). */
 const message = z.string().min(1, 'message must not be empty').max(200_000);

@@ -13,12 +13,14 @@ export {
   heartbeatRequestSchema,
   heartbeatResponseSchema,
   isAgentDirective,
+  parseTraceparent,
   type SteerRequest,
   type SteerResponse,
   steerRequestSchema,
   steerResponseSchema,
   type TaskRequest,
   TRACE_HEADER,
+  TRACEPARENT_HEADER,
   taskRequestSchema,
 } from './agent-api.js';
 export {
@@ -320,6 +322,7 @@ export {
   subagentsListSchema,
   subagentViewSchema,
 } from './subagents-api.js';
+export { type TelemetryConfig, telemetryConfigSchema } from './telemetry-config.js';
 export {
   matchesInputType,
   stepFallback,

@@ -15,6 +15,7 @@ import type { DeepReadonly } from './deep-readonly.js';
 import { limitsSchema } from './limits-config.js';
 import { mcpSectionSchema } from './mcp-config.js';
 import { searchConfigSchema } from './search-config.js';
+import { telemetryConfigSchema } from './telemetry-config.js';
 
 const runtimeSchema = z
   .object({
@@ -183,6 +184,7 @@ export const meshConfigSchema = z
     mcp: mcpSectionSchema.prefault({}),
     dashboard: dashboardConfigSchema.prefault({}),
     approvals: approvalsConfigSchema.prefault({}),
+    telemetry: telemetryConfigSchema.prefault({}),
     workflows: z.string().optional(),
   })
   .strict()

@@ -61,6 +61,14 @@ export {
   startFakeMeshHost,
 } from './fake-mesh-host/index.js';
 export {
+  type FakeOtlpCollector,
+  type FakeOtlpFault,
+  type FakeOtlpRequest,
+  type ReceivedSpan,
+  spansOfExport,
+  startFakeOtlpCollector,
+} from './fake-otlp/index.js';
+export {
   defaultPages,
   type FakeSearchFault,
   type FakeSearchKind,

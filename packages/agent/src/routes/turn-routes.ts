@@ -9,11 +9,13 @@ import {
   OpenLegionError,
   type SteerResponse,
   steerRequestSchema,
+  TRACEPARENT_HEADER,
   taskRequestSchema,
 } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActiveTurn, ActiveTurns } from '../loop/active-turns.js';
 import { type AgentLoop, HEARTBEAT_CONVERSATION_ID } from '../loop/agent-loop.js';
+import type { TraceParents } from '../trace-parents.js';
 
 export interface TurnRoutesDeps {
   /** The loop once the host has said who the agent is. */
@@ -23,6 +25,8 @@ export interface TurnRoutesDeps {
   controllers: Set<AbortController>;
   /** Called for every event streamed (the `/status` progress counter). */
   onEvent: () => void;
+  /** Where each turn's `traceparent` is kept for the calls it makes to the host. */
+  traceParents?: TraceParents | undefined;
 }
 
 /**
@@ -34,6 +38,7 @@ export function turnRoutes(deps: TurnRoutesDeps) {
     app.post('/chat', async (request, reply) => {
       const body = parseRequest(chatRequestSchema, request.body ?? {});
       const loop = readyLoop(deps);
+      deps.traceParents?.remember(body.trace_id, request.headers[TRACEPARENT_HEADER]);
       await streamTurn(deps, request, reply, body.conversation_id, (turn, emit, signal) =>
         loop.runChat(
           {
@@ -51,6 +56,7 @@ export function turnRoutes(deps: TurnRoutesDeps) {
     app.post('/task', async (request, reply) => {
       const body = parseRequest(taskRequestSchema, request.body ?? {});
       const loop = readyLoop(deps);
+      deps.traceParents?.remember(body.trace_id, request.headers[TRACEPARENT_HEADER]);
       const conversationId = body.conversation_id ?? `task-${randomUUID()}`;
       await streamTurn(deps, request, reply, conversationId, (turn, emit, signal) =>
         loop.runTask(

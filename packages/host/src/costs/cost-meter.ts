@@ -3,7 +3,7 @@ import type { LlmAnswer } from '../server/index.js';
 import type { BudgetGate } from './budget-gate.js';
 import { costOf, DEFAULT_MAX_OUTPUT_TOKENS, priceOf } from './prices.js';
 import type { UsageLog, UsageRecord } from './usage-log.js';
-import { tapUsage } from './usage-tap.js';
+import { type TappedUsage, tapUsage } from './usage-tap.js';
 
 /** One LLM call about to be forwarded. */
 export interface ChargeRequest {
@@ -28,9 +28,15 @@ export interface Charge {
   release(): void;
   /**
    * Read the answer's usage as it passes; record the real cost and release the reservation at its
-   * end. `model`: the model that answered, when a fallback did.
+   * end. `model`: the model that answered, when a fallback did. `onEnd` hears what was recorded,
+   * with what the provider told of its answer (telemetry's LLM spans).
    */
-  tap(answer: LlmAnswer, stream: boolean, model?: string): LlmAnswer;
+  tap(
+    answer: LlmAnswer,
+    stream: boolean,
+    model?: string,
+    onEnd?: (record: UsageRecord, usage: TappedUsage) => void,
+  ): LlmAnswer;
 }
 
 /** A call at a fixed price per request (a web search), not priced by tokens. */
@@ -150,7 +156,7 @@ export class CostMeter {
     };
     return {
       release,
-      tap: (answer, stream, answeredBy = request.model) =>
+      tap: (answer, stream, answeredBy = request.model, onEnd) =>
         tapUsage(answer, stream, prompt, (usage) => {
           const answeredPrice = answeredBy === request.model ? price : priceOf(config, answeredBy);
           const record: UsageRecord = {
@@ -173,6 +179,7 @@ export class CostMeter {
             );
           release();
           this.#deps.onRecorded?.(record);
+          onEnd?.(record, usage);
         }),
     };
   }

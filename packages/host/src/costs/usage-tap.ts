@@ -7,6 +7,10 @@ export interface TappedUsage {
   cached: number;
   /** The provider sent no usage: `completion` is estimated from the text streamed. */
   estimated: boolean;
+  /** Why each choice ended (`stop`, `length`, `tool_calls`), as the provider said (telemetry). */
+  finishReasons: string[];
+  /** The model the provider says answered, when it said. */
+  responseModel: string | undefined;
 }
 
 interface OpenAiUsage {
@@ -20,6 +24,9 @@ const WHOLE_DECODER = new TextDecoder();
 
 /** Non-stream answers are small; past this the body is not kept for its usage (it is estimated). */
 const MAX_BODY_KEPT = 4 * 1024 * 1024;
+
+/** One per choice; a provider streaming more is not believed past this. */
+const MAX_FINISH_REASONS = 16;
 
 /**
  * The same answer, its bytes passing through unbuffered, read on the way for the usage the
@@ -39,6 +46,14 @@ export function tapUsage(
   let pending = '';
   let kept = '';
   let ended = false;
+  const finishReasons: string[] = [];
+  let responseModel: string | undefined;
+  const noteChoices = (model: unknown, choices: Array<{ finish_reason?: unknown }> | undefined) => {
+    if (typeof model === 'string' && responseModel === undefined) responseModel = model.slice(0, 200);
+    for (const choice of choices ?? [])
+      if (typeof choice.finish_reason === 'string' && finishReasons.length < MAX_FINISH_REASONS)
+        finishReasons.push(choice.finish_reason.slice(0, 50));
+  };
   const end = () => {
     if (ended) return;
     ended = true;
@@ -46,12 +61,15 @@ export function tapUsage(
       try {
         const parsed = JSON.parse(kept) as {
           usage?: OpenAiUsage;
-          choices?: Array<{ message?: { content?: unknown } }>;
+          model?: unknown;
+          choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>;
         };
         reported = parsed.usage;
+        noteChoices(parsed.model, parsed.choices);
         textChars = String(parsed.choices?.[0]?.message?.content ?? '').length;
       } catch {}
     }
+    const told = { finishReasons, responseModel };
     onEnd(
       reported?.prompt_tokens !== undefined
         ? {
@@ -59,8 +77,15 @@ export function tapUsage(
             completion: reported.completion_tokens ?? 0,
             cached: reported.prompt_tokens_details?.cached_tokens ?? 0,
             estimated: false,
+            ...told,
           }
-        : { prompt: promptEstimate, completion: Math.ceil(textChars / 4), cached: 0, estimated: true },
+        : {
+            prompt: promptEstimate,
+            completion: Math.ceil(textChars / 4),
+            cached: 0,
+            estimated: true,
+            ...told,
+          },
     );
   };
   const scan = (text: string) => {
@@ -76,9 +101,11 @@ export function tapUsage(
       try {
         const chunk = JSON.parse(line.slice(5)) as {
           usage?: OpenAiUsage;
-          choices?: Array<{ delta?: { content?: string } }>;
+          model?: unknown;
+          choices?: Array<{ delta?: { content?: string }; finish_reason?: unknown }>;
         };
         if (chunk.usage) reported = chunk.usage;
+        noteChoices(chunk.model, chunk.choices);
         textChars += chunk.choices?.[0]?.delta?.content?.length ?? 0;
       } catch {}
     }

@@ -21,14 +21,15 @@ export async function openAgentChat(
   agent: string,
   body: ChatRequest | { task: TaskRequest },
   signal?: AbortSignal,
+  traceparent?: string,
 ): Promise<Response> {
   const { url, token } = reachableAgent(deps, agent);
   let upstream: Response;
   try {
     upstream =
       'task' in body
-        ? await deps.agentClient.relayTask(url, token, body.task, signal)
-        : await deps.agentClient.relayChat(url, token, body, signal);
+        ? await deps.agentClient.relayTask(url, token, body.task, signal, traceparent)
+        : await deps.agentClient.relayChat(url, token, body, signal, traceparent);
   } catch (error) {
     if (signal?.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);

@@ -8,6 +8,7 @@ import {
   OpenLegionError,
   steerResponseSchema,
 } from '@openlegion/protocol';
+import { formatTraceparent, otelTraceIdOf, turnSpanIdOf } from '../server/index.js';
 import { type AgentChatDeps, openAgentChat, reachableAgent } from './agent-chat.js';
 import type { LaneItem } from './lane-item.js';
 
@@ -28,7 +29,9 @@ export async function runAgentTurn(
     item.kind === 'task'
       ? { task: { task: item.message, conversation_id: item.conversationId, trace_id: item.traceId } }
       : { message: item.message, conversation_id: item.conversationId, trace_id: item.traceId };
-  const response = await openAgentChat(deps, item.agent, body, signal);
+  // The turn's span (telemetry writes it from the lane's facts): the agent's calls hang under it.
+  const traceparent = formatTraceparent(otelTraceIdOf(item.traceId), turnSpanIdOf(item));
+  const response = await openAgentChat(deps, item.agent, body, signal, traceparent);
   let reply: string | undefined;
   try {
     for await (const event of readChatEvents(response.body ?? [])) {

@@ -1,7 +1,12 @@
 export { type AgentChatDeps, reachableAgent } from './agent-chat.js';
 export { type AgentClient, createAgentClient } from './agent-client.js';
 export { LaneDispatcher, type LaneItemEvent } from './lane-dispatcher.js';
-export { LANE_ITEM_CHANGED, LANE_TURN_RECALLED, type LaneItemPhase } from './lane-events.js';
+export {
+  LANE_ITEM_CHANGED,
+  LANE_TOOL_CALLED,
+  LANE_TURN_RECALLED,
+  type LaneItemPhase,
+} from './lane-events.js';
 export {
   LANE_MODES,
   LANE_SOURCES,

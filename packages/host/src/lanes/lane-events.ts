@@ -13,3 +13,9 @@ export const LANE_TURN_RECALLED = eventKey<{
   item: LaneItem;
   recall: Extract<ChatEvent, { type: 'recall' }>;
 }>('lanes.turn-recalled');
+
+/** A tool call of a turn began or ended, as the agent's stream told (telemetry's `execute_tool` spans). */
+export const LANE_TOOL_CALLED = eventKey<{
+  item: LaneItem;
+  event: Extract<ChatEvent, { type: 'tool_start' | 'tool_result' }>;
+}>('lanes.tool-called');

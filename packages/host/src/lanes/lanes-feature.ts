@@ -4,7 +4,12 @@ import { type AgentClient, createAgentClient } from './agent-client.js';
 import { type AgentTurnDeps, runAgentTurn, steerAgent } from './agent-turn.js';
 import { followItem } from './follow-item.js';
 import { LaneDispatcher } from './lane-dispatcher.js';
-import { LANE_ITEM_CHANGED, LANE_TURN_RECALLED, type LaneItemPhase } from './lane-events.js';
+import {
+  LANE_ITEM_CHANGED,
+  LANE_TOOL_CALLED,
+  LANE_TURN_RECALLED,
+  type LaneItemPhase,
+} from './lane-events.js';
 import type { LaneItem, LaneSource } from './lane-item.js';
 import { LANE_MIGRATIONS } from './lane-migrations.js';
 import { enqueue } from './lane-queue.js';
@@ -54,6 +59,8 @@ export function lanesFeature(options: LanesFeatureOptions = {}): HostFeature {
             item,
             (event) => {
               if (event.type === 'recall') context.events.emit(LANE_TURN_RECALLED, { item, recall: event });
+              else if (event.type === 'tool_start' || event.type === 'tool_result')
+                context.events.emit(LANE_TOOL_CALLED, { item, event });
               emit(event);
             },
             signal,

@@ -1,3 +1,4 @@
+export { LLM_CALL_SETTLED, type LlmCallSettled } from './llm-call-settled.js';
 export { type LlmFeatureOptions, llmFeature } from './llm-feature.js';
 export {
   createLlmProxy,

@@ -1,6 +1,7 @@
 import { COST_METER } from '../costs/index.js';
 import type { HostFeature } from '../features/index.js';
 import { llmCallSlotsOf } from '../server/index.js';
+import { LLM_CALL_SETTLED, type LlmCallSettled } from './llm-call-settled.js';
 import { createLlmProxy, type LlmProxy } from './llm-proxy.js';
 import { registerLlmRoutes } from './llm-routes.js';
 
@@ -30,7 +31,16 @@ export function llmFeature(options: LlmFeatureOptions = {}): HostFeature {
             clock: context.clock,
             ...proxyOptions,
           });
-          registerLlmRoutes(app, proxy, context.config, meter && (() => meter), llmCallSlotsOf(context));
+          // Each call, as it ends, is a fact on the bus (telemetry's spans and metrics).
+          const settled = (call: LlmCallSettled) => context.events.emit(LLM_CALL_SETTLED, call);
+          registerLlmRoutes(
+            app,
+            proxy,
+            context.config,
+            meter && (() => meter),
+            llmCallSlotsOf(context),
+            settled,
+          );
         },
         async stop() {
           await proxy?.close();

@@ -30,6 +30,8 @@ export interface LlmCallContext {
   signal?: CallSignal;
   /** The host's request id, so each failover decision can be found in the log. */
   requestId?: string;
+  /** W3C `traceparent` sent to the provider (telemetry on): the host's span of this call. */
+  traceparent?: string;
 }
 
 export interface LlmProxyOptions {
@@ -110,6 +112,7 @@ export function createLlmProxy(options: LlmProxyOptions): LlmProxy {
     let answer: UpstreamAnswer;
     try {
       const call = upstreamCall(target, path, hygienic(target, path, body, callLog), options.config);
+      if (context.traceparent) call.headers.traceparent = context.traceparent;
       answer = await requestUpstream(upstream, call, context.signal);
     } catch (error) {
       if (isOpenLegionError(error) && !(error instanceof ProviderUnavailableError)) {

@@ -1,11 +1,27 @@
 import { parseRequest } from '@openlegion/infra/http';
-import { type MeshConfig, TRACE_HEADER } from '@openlegion/protocol';
+import { isOpenLegionError, type MeshConfig, TRACE_HEADER } from '@openlegion/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CostMeter } from '../costs/index.js';
-import { type AgentSlots, callAbortOnClientClose, type LlmAnswer, sendAnswer } from '../server/index.js';
+import type { CostMeter, TappedUsage, UsageRecord } from '../costs/index.js';
+import {
+  type AgentSlots,
+  callAbortOnClientClose,
+  callTraceOf,
+  formatTraceparent,
+  type LlmAnswer,
+  newSpanId,
+  otelTraceIdOf,
+  sendAnswer,
+} from '../server/index.js';
+import type { LlmCallSettled } from './llm-call-settled.js';
 import type { LlmProxy } from './llm-proxy.js';
-import { chatCompletionBodySchema, embeddingsBodySchema } from './llm-requests.js';
+import {
+  type ChatCompletionBody,
+  chatCompletionBodySchema,
+  type EmbeddingsBody,
+  embeddingsBodySchema,
+} from './llm-requests.js';
 import { requireModelAccess } from './model-access.js';
+import type { ResolvedModel } from './model-resolver.js';
 import { withOpenAiErrorShape } from './openai-error-shape.js';
 
 /**
@@ -20,6 +36,7 @@ export function registerLlmRoutes(
   config: MeshConfig,
   costs?: () => CostMeter,
   calls?: AgentSlots,
+  telemetry?: (call: LlmCallSettled) => void,
 ): void {
   // Error answers leave in OpenAI's shape too, whichever handler wrote them (docs/errors.md).
   const v1Route = { config: { auth: 'agent-or-operator' }, onSend: withOpenAiErrorShape } as const;
@@ -32,30 +49,48 @@ export function registerLlmRoutes(
     reply.raw.once('close', release);
   };
 
+  const forwardCall = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    kind: 'chat' | 'embeddings',
+    body: ChatCompletionBody | EmbeddingsBody,
+    target: ResolvedModel,
+  ) => {
+    const path = kind === 'chat' ? '/chat/completions' : '/embeddings';
+    const stream = kind === 'chat' && (body as ChatCompletionBody).stream === true;
+    const call = telemetry ? openCallSpan(request, kind, stream, telemetry) : undefined;
+    const charge = costs?.().open({ ...callOf(request), model: target.model, kind, body });
+    let upstream: LlmAnswer;
+    let answered = target;
+    try {
+      ({ response: upstream, target: answered } = await llm.forwardWithFailover(target, path, body, {
+        agent: callerName(request),
+        signal: callAbortOnClientClose(reply),
+        requestId: request.id,
+        // The provider sees the call's span only when traces leave the host at all.
+        ...(call && config.telemetry.otlp_endpoint ? { traceparent: call.traceparent } : {}),
+      }));
+    } catch (error) {
+      charge?.release();
+      call?.settle(target, { errorCode: isOpenLegionError(error) ? error.code : 'INTERNAL' });
+      throw error;
+    }
+    if (!charge) {
+      if (call) reply.raw.once('close', () => call.settle(answered, {}));
+      return sendAnswer(reply, upstream);
+    }
+    const onEnd = call
+      ? (record: UsageRecord, usage: TappedUsage) => call.settle(answered, { record, usage })
+      : undefined;
+    return sendAnswer(reply, charge.tap(upstream, stream, answered.model, onEnd));
+  };
+
   app.post('/v1/chat/completions', v1Route, async (request, reply) => {
     const body = parseRequest(chatCompletionBodySchema, request.body);
     const target = llm.resolve(body.model);
     requireModelAccess(config, request.agent, target.model);
     takeSlot(request, reply);
-    const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'chat', body });
-    let upstream: LlmAnswer;
-    let answered = target;
-    try {
-      ({ response: upstream, target: answered } = await llm.forwardWithFailover(
-        target,
-        '/chat/completions',
-        body,
-        {
-          agent: callerName(request),
-          signal: callAbortOnClientClose(reply),
-          requestId: request.id,
-        },
-      ));
-    } catch (error) {
-      charge?.release();
-      throw error;
-    }
-    return sendAnswer(reply, charge ? charge.tap(upstream, body.stream === true, answered.model) : upstream);
+    return forwardCall(request, reply, 'chat', body, target);
   });
 
   app.post('/v1/embeddings', v1Route, async (request, reply) => {
@@ -63,20 +98,7 @@ export function registerLlmRoutes(
     const target = llm.resolve(llm.embeddingModel(body));
     requireModelAccess(config, request.agent, target.model);
     takeSlot(request, reply);
-    const charge = costs?.().open({ ...callOf(request), model: target.model, kind: 'embeddings', body });
-    let upstream: LlmAnswer;
-    let answered = target;
-    try {
-      ({ response: upstream, target: answered } = await llm.forwardWithFailover(target, '/embeddings', body, {
-        agent: callerName(request),
-        signal: callAbortOnClientClose(reply),
-        requestId: request.id,
-      }));
-    } catch (error) {
-      charge?.release();
-      throw error;
-    }
-    return sendAnswer(reply, charge ? charge.tap(upstream, false, answered.model) : upstream);
+    return forwardCall(request, reply, 'embeddings', body, target);
   });
 
   app.get('/v1/models', v1Route, async () => llm.listModels());
@@ -85,6 +107,62 @@ export function registerLlmRoutes(
     fallback_strategy: config.llm.fallback_strategy,
     models: llm.health(),
   }));
+}
+
+/**
+ * A call's span, opened as it is forwarded: its `traceparent` for the provider, reported once when
+ * the call ends (a call without an `x-trace-id` gets a trace of its own, named by its request id).
+ */
+function openCallSpan(
+  request: FastifyRequest,
+  kind: 'chat' | 'embeddings',
+  stream: boolean,
+  report: (call: LlmCallSettled) => void,
+): {
+  traceparent: string;
+  settle(
+    answered: ResolvedModel,
+    outcome: { errorCode?: string; record?: UsageRecord; usage?: TappedUsage },
+  ): void;
+} {
+  // Wall-clock start (as the lanes' spans have), with the duration from the monotonic clock.
+  const startedAt = Date.now();
+  const started = performance.now();
+  const trace = callTraceOf(request.headers);
+  const spanId = newSpanId();
+  const otelTraceId = trace?.otelTraceId ?? otelTraceIdOf(request.id);
+  let settled = false;
+  return {
+    traceparent: formatTraceparent(otelTraceId, spanId),
+    settle(answered, { errorCode, record, usage }) {
+      if (settled) return;
+      settled = true;
+      report({
+        agent: callerName(request),
+        kind,
+        model: answered.model,
+        provider: answered.provider,
+        upstreamModel: answered.upstreamModel,
+        stream,
+        trace,
+        otelTraceId,
+        spanId,
+        startedAt,
+        endedAt: startedAt + (performance.now() - started),
+        errorCode,
+        usage: record
+          ? {
+              input: record.prompt_tokens,
+              output: record.completion_tokens,
+              costUsd: record.cost_usd,
+              estimated: record.estimated === 1,
+            }
+          : undefined,
+        finishReasons: usage?.finishReasons ?? [],
+        responseModel: usage?.responseModel,
+      });
+    },
+  };
 }
 
 function callerName(request: FastifyRequest): string {

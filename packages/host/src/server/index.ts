@@ -18,4 +18,13 @@ export { LogBudget } from './log-budget.js';
 export { OwnerRowCap, type OwnerRowCapOptions } from './owner-row-cap.js';
 export { installProcessGuard } from './process-guard.js';
 export { TokenBuckets } from './token-buckets.js';
+export {
+  type CallTrace,
+  callTraceOf,
+  formatTraceparent,
+  newSpanId,
+  otelTraceIdOf,
+  spanIdOf,
+  turnSpanIdOf,
+} from './trace-context.js';
 export { sendAnswer, sendUpstream } from './upstream-reply.js';

@@ -1,5 +1,6 @@
 import { createJsonClient } from '@openlegion/infra/http';
 import type { SseFrame } from '@openlegion/infra/sse';
+import { TRACEPARENT_HEADER } from '@openlegion/protocol';
 import { traceHeaders } from '../../subagents/subagent-context.js';
 import { type MeshEventsCall, readMeshEvents } from './mesh-events.js';
 
@@ -13,6 +14,8 @@ export interface MeshClientOptions {
   token: string;
   /** The trace the current turn runs under, sent as {@link TRACE_HEADER} so the host links the calls. */
   traceId?: () => string | undefined;
+  /** The W3C `traceparent` of a trace's turn, sent beside {@link TRACE_HEADER}. */
+  traceparentOf?: (traceId: string) => string | undefined;
 }
 
 export interface MeshCall {
@@ -47,11 +50,12 @@ export function createMeshClient(options: MeshClientOptions): MeshClient {
   return {
     async call({ method, path, body, signal, timeoutMs, traceId: callTrace }) {
       const traceId = callTrace ?? options.traceId?.();
+      const traceparent = traceId ? options.traceparentOf?.(traceId) : undefined;
       const answer = await client.send({
         method,
         path,
         body,
-        headers: traceHeaders(traceId),
+        headers: { ...traceHeaders(traceId), ...(traceparent ? { [TRACEPARENT_HEADER]: traceparent } : {}) },
         signal,
         timeoutMs,
       });
