@@ -1,3 +1,4 @@
+import { systemClock } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import type { PendingApproval } from '@openlegion/protocol';
 import { type FakeSlack, startFakeSlack } from '@openlegion/testkit';
@@ -6,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatedChannelMesh } from '../../test/gated-channel-mesh.js';
 import { openSlackDatabase } from '../../test/slack-database.js';
 import { ChannelRegistry } from '../core/channel-registry.js';
+import { ChannelStatusBoard } from '../core/channel-status.js';
 import { APPROVE_ACTION, REJECT_ACTION } from './slack-approvals.js';
 import { SlackChannel, type SlackChannelOptions } from './slack-channel.js';
 import { SLACK_HOW_TO_PAIR } from './slack-handler.js';
@@ -70,6 +72,10 @@ describe('SlackChannel pairing and chat', () => {
   it('answers a stranger once, pairs the first person with the code as owner, then relays their DMs', async () => {
     const channel = await startChannel();
     expect(channel.status()).toEqual({ state: 'connected' });
+    // What `openlegion status` reads from mesh.db in another process.
+    expect(new ChannelStatusBoard(db, systemClock).all()).toMatchObject([
+      { channel: 'slack', state: 'connected' },
+    ]);
     const code = channel.pendingPairingCode()?.code ?? '';
     expect(code).toMatch(/^[A-Z2-9]{8}$/);
     const dm = slack.dmOf(OWNER);
@@ -285,6 +291,9 @@ describe('SlackChannel bad input', () => {
       message: 'Slack refused the bot token (invalid_auth); check channels.slack.bot_token (xoxb-…)',
     });
     expect(channel.status()).toEqual({ state: 'failed', problem: expect.stringContaining('invalid_auth') });
+    expect(new ChannelStatusBoard(db, systemClock).all()).toMatchObject([
+      { channel: 'slack', state: 'token_rejected', detail: expect.stringContaining('bot token') },
+    ]);
   });
 
   it('fails with CHAN_TOKEN_REJECTED naming the app-level token, leaving no socket open', async () => {

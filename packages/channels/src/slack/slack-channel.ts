@@ -1,10 +1,12 @@
 import { type Clock, systemClock, type Timer } from '@openlegion/infra/clock';
 import type { Database } from '@openlegion/infra/sqlite';
 import type { Channel, ChannelMesh } from '@openlegion/protocol';
+import { isOpenLegionError } from '@openlegion/protocol';
 import type { App, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { ChannelPairing, type PairingCode, sharedPairingTables } from '../core/channel-pairing.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
+import { type ChannelState, ChannelStatusBoard } from '../core/channel-status.js';
 import { type ChannelUser, ChannelUsers } from '../core/channel-users.js';
 import { DeliveryDispatcher } from '../core/delivery-dispatcher.js';
 import { DeliverySpool } from '../core/delivery-spool.js';
@@ -90,6 +92,7 @@ export class SlackChannel implements Channel {
   readonly #clock: Clock;
   readonly #taken: TakenIn;
   #status: SlackChannelStatus = { state: 'stopped' };
+  readonly #board: ChannelStatusBoard;
   #app: App | undefined;
   #dispatcher: DeliveryDispatcher | undefined;
   #unregister: () => void = () => {};
@@ -105,6 +108,13 @@ export class SlackChannel implements Channel {
     this.pairing = new ChannelPairing(options.db, this.users, this.#clock, sharedPairingTables('slack'));
     this.spool = new DeliverySpool(options.db, this.#clock);
     this.#taken = new TakenIn(options.db);
+    this.#board = new ChannelStatusBoard(options.db, this.#clock);
+  }
+
+  /** Keep the state here (for {@link status}) and on the board `openlegion status` reads. */
+  #setStatus(status: SlackChannelStatus, failure?: unknown): void {
+    this.#status = status;
+    this.#board.set('slack', boardState(status, failure), status.problem ?? '');
   }
 
   status(): SlackChannelStatus {
@@ -123,7 +133,7 @@ export class SlackChannel implements Channel {
    */
   async start(mesh: ChannelMesh): Promise<void> {
     const { logger } = this.#options;
-    this.#status = { state: 'connecting' };
+    this.#setStatus({ state: 'connecting' });
     // Loaded here: Bolt and its HTTP stack cost ~0.7 s of start-up to every user of this package.
     const { App, SocketModeReceiver, webApi } = await import('@slack/bolt');
     const slackLogger = boltLogger(logger);
@@ -156,7 +166,7 @@ export class SlackChannel implements Channel {
     const api = app.client as unknown as SlackWebApi;
     const replies = new SlackReplies(api, (problem) => {
       logger.warn(`slack reply refused: ${problem}`);
-      this.#status = { ...this.#status, problem };
+      this.#setStatus({ ...this.#status, problem });
     });
     const dispatcher = new DeliveryDispatcher({
       channel: 'slack',
@@ -223,22 +233,22 @@ export class SlackChannel implements Channel {
       logger.error({ err: error }, 'slack event handler failed');
     });
     receiver.client.on('connected', () => {
-      this.#status = { ...this.#status, state: 'connected' };
+      this.#setStatus({ ...this.#status, state: 'connected' });
     });
     receiver.client.on('reconnecting', () => {
       logger.info('slack socket reconnecting');
-      this.#status = { ...this.#status, state: 'reconnecting' };
+      this.#setStatus({ ...this.#status, state: 'reconnecting' });
     });
     try {
       await app.start();
     } catch (error) {
       await app.stop().catch(() => {});
       const failure = startError(error, 'app');
-      this.#status = { state: 'failed', problem: failure.message };
+      this.#setStatus({ state: 'failed', problem: failure.message }, failure);
       throw failure;
     }
     this.#app = app;
-    this.#status = { ...this.#status, state: 'connected' };
+    this.#setStatus({ ...this.#status, state: 'connected' });
     // What a stop or a crash left accepted or running is answered now, editing what was sent.
     dispatcher.start();
     this.#unregister =
@@ -279,7 +289,7 @@ export class SlackChannel implements Channel {
       await this.#within(WRITES_LAND_MS, dispatcher.stop());
     }
     await receiving;
-    this.#status = { state: 'stopped' };
+    this.#setStatus({ state: 'stopped' });
   }
 
   /** Wait for `work`, at most `ms`. */
@@ -318,7 +328,7 @@ export class SlackChannel implements Channel {
       answer = await client.auth.test();
     } catch (error) {
       const failure = startError(error, 'bot');
-      this.#status = { state: 'failed', problem: failure.message };
+      this.#setStatus({ state: 'failed', problem: failure.message }, failure);
       throw failure;
     }
     const granted = answer.response_metadata?.scopes;
@@ -329,7 +339,7 @@ export class SlackChannel implements Channel {
     const lacking = granted ? needed.filter((scope) => !granted.includes(scope)) : [];
     if (lacking.length > 0) {
       const failure = missingScope(lacking.join(', '));
-      this.#status = { state: 'failed', problem: failure.message };
+      this.#setStatus({ state: 'failed', problem: failure.message }, failure);
       throw failure;
     }
     if (!answer.user_id) throw startError(new Error('auth.test named no bot user'), 'bot');
@@ -360,4 +370,14 @@ export class SlackChannel implements Channel {
       context.logger.error({ err: error }, 'slack event failed');
     }
   }
+}
+
+/** The shared board's word for Slack's state; a failure's code says which kind of failure. */
+function boardState(status: SlackChannelStatus, failure: unknown): ChannelState {
+  if (status.state === 'connecting') return 'starting';
+  if (status.state !== 'failed') return status.state;
+  const code = isOpenLegionError(failure) ? failure.code : undefined;
+  if (code === 'CHAN_TOKEN_REJECTED') return 'token_rejected';
+  if (code === 'CHAN_SCOPE_MISSING') return 'missing_permission';
+  return 'unreachable';
 }
