@@ -135,7 +135,7 @@ export class SlackChannel implements Channel {
     const { logger } = this.#options;
     this.#setStatus({ state: 'connecting' });
     // Loaded here: Bolt and its HTTP stack cost ~0.7 s of start-up to every user of this package.
-    const { App, SocketModeReceiver, webApi } = await import('@slack/bolt');
+    const { App, SocketModeReceiver, webApi } = await importBolt();
     const slackLogger = boltLogger(logger);
     const clientOptions = {
       ...(this.#options.apiRoot ? { slackApiUrl: this.#options.apiRoot } : {}),
@@ -380,4 +380,17 @@ function boardState(status: SlackChannelStatus, failure: unknown): ChannelState 
   if (code === 'CHAN_TOKEN_REJECTED') return 'token_rejected';
   if (code === 'CHAN_SCOPE_MISSING') return 'missing_permission';
   return 'unreachable';
+}
+
+type Bolt = Omit<typeof import('@slack/bolt'), 'default'>;
+
+/**
+ * Bolt is CommonJS, and loaders hand its exports differently: Node both by name and as `default`,
+ * the CLI's bundle only as `default` (esbuild's chunk for a dynamically imported CommonJS module
+ * has no named exports), Vite's test loader by name with `default` as Bolt's own default (App).
+ */
+async function importBolt(): Promise<Bolt> {
+  const loaded: unknown = await import('@slack/bolt');
+  const named = loaded as Bolt;
+  return named.webApi ? named : (loaded as { default: Bolt }).default;
 }
