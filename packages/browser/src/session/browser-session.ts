@@ -30,6 +30,8 @@ export interface BrowserSessionOptions {
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+/** Longest a result waits for a tab Chromium said is opening. */
+const POPUP_WAIT_MS = 5_000;
 const PAGE_CLOSE_GRACE_MS = 250;
 
 /**
@@ -283,12 +285,32 @@ export class BrowserSession {
         if (this.browser && this.browser.context === context) this.tabUrls.delete(tab.id);
       }, PAGE_CLOSE_GRACE_MS).unref();
     });
+    this.holdResultsForPopups(page);
     if (openedByPage) {
       this.events.push({ kind: 'tab-opened', tabId: tab.id, url: page.url() });
       // A link or script opened it: the model meant to go there.
       this.activeTabId = tab.id;
     }
     return tab;
+  }
+
+  /**
+   * Chromium says a page opens a window (a link to a new tab, `window.open`) while the click is
+   * still being handled, but Playwright announces the new page only once it has set it up, which
+   * under load comes after the opener has settled. Hold the action's result until it does, so the
+   * model hears of the tab it now stands in.
+   */
+  private holdResultsForPopups(page: Page): void {
+    void page
+      .context()
+      .newCDPSession(page)
+      .then(async (cdp) => {
+        cdp.on('Page.windowOpen', () =>
+          this.events.track(page.waitForEvent('popup', { timeout: POPUP_WAIT_MS }).catch(() => undefined)),
+        );
+        await cdp.send('Page.enable');
+      })
+      .catch(() => undefined);
   }
 
   private forgetTab(id: number): void {
