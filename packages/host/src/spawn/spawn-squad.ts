@@ -51,12 +51,14 @@ export class SpawnSquads {
       this.#permissions.require(spawn.spawner, 'memory.read', scope);
       this.#permissions.require(spawn.spawner, 'memory.write', scope);
     }
+    // The template's name is the ROLE, cut to the 32 characters a lesson's tag may have.
+    const role = spawn.template.toUpperCase().slice(0, 32);
     const memory = formatSquadMemory(spawn.squad, this.#store.list(scope, SQUAD_ITEMS_READ, 0), {
-      role: spawn.template,
+      role,
       task: spawn.task,
     });
-    const role = `Your ROLE for those lessons is ${spawn.template.toUpperCase()}.`;
-    return [memory.text, `${SESSION_MEMORY_INSTRUCTION} ${role}`, spawn.task].filter(Boolean).join('\n\n');
+    const instruction = `${SESSION_MEMORY_INSTRUCTION} Your ROLE for those lessons is ${role}.`;
+    return [memory.text, instruction, spawn.task].filter(Boolean).join('\n\n');
   }
 
   /**
