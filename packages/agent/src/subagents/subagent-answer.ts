@@ -1,4 +1,4 @@
-import { fenceUntrusted } from '../untrusted/untrusted-text.js';
+import { fenceUntrusted } from '@openlegion/protocol';
 import type { SubagentRecord, SubagentSpec } from './subagent-manager.js';
 
 /** The longest answer kept of a subagent: it returns into its parent's prompt. */

@@ -1,5 +1,4 @@
-import type { ChatEvent } from '@openlegion/protocol';
-import { fenceUntrusted } from '../untrusted/untrusted-text.js';
+import { type ChatEvent, fenceUntrusted } from '@openlegion/protocol';
 import { clip } from './subagent-answer.js';
 
 /** Steps kept of a run (the newest): enough to go on from, bounded whatever the child does. */
