@@ -1,5 +1,5 @@
 import { fenceUntrusted } from '@openlegion/protocol';
-import type { SubagentRecord, SubagentSpec } from './subagent-manager.js';
+import type { SubagentRecord, SubagentSpec } from './subagent-types.js';
 
 /** The longest answer kept of a subagent: it returns into its parent's prompt. */
 export const SUBAGENT_RESULT_MAX_CHARS = 16_000;

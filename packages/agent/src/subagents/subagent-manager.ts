@@ -1,16 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { backoffFrom, retry } from '@openlegion/infra/clock';
+import { systemClock } from '@openlegion/infra/clock';
 import { captureSession } from '@openlegion/memory';
 import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
-import type { AgentLoop } from '../loop/agent-loop.js';
+import { AnswerHandoff } from './answer-handoff.js';
 import type { SquadMemoryClient } from './squad-memory-client.js';
-import { clip, deliveryMessage, stoppedBecause } from './subagent-answer.js';
+import { clip, stoppedBecause } from './subagent-answer.js';
 import { currentSubagentPath, runAsSubagent } from './subagent-context.js';
 import { ProgressJournal, resumeNote } from './subagent-progress.js';
 import { SubagentStore } from './subagent-store.js';
+import type {
+  ChildLoopFactory,
+  SubagentDelivery,
+  SubagentRecord,
+  SubagentSpec,
+  SubagentState,
+} from './subagent-types.js';
 
 /** Children are depth 1, their children depth 2: a chain never runs deeper than this (seed 003). */
 export const MAX_SUBAGENT_DEPTH = 3;
@@ -23,80 +30,19 @@ const KEEP_FINISHED = 50;
  * fails saying so: a task that brings the agent down each time must not do it forever.
  */
 export const MAX_SUBAGENT_RESTARTS = 2;
-/** Waits between tries to hand an answer to the host (the last repeats until it answers). */
-const DELIVERY_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 15_000, 60_000];
 /** How often a run that failed while the host was away asks whether it is back. */
 const HOST_RETRY_MS = 5_000;
 
 // Kept exported from here too: callers import it with the manager.
 export { SUBAGENT_RESULT_MAX_CHARS } from './subagent-answer.js';
+export type {
+  ChildLoopFactory,
+  SubagentDelivery,
+  SubagentRecord,
+  SubagentSpec,
+  SubagentState,
+} from './subagent-types.js';
 
-export interface SubagentSpec {
-  task: string;
-  /** What the child is sent, when more than the task (squad memory before it); else the task. */
-  prompt?: string;
-  /** The squad whose memory the child's lessons are captured into (seed 003). */
-  squad?: string;
-  role: string;
-  /** A tool profile or names, within the parent's own tools. */
-  tools: string | readonly string[];
-  timeoutMs: number;
-  /** Prompt plus completion tokens the child may spend; it is stopped past it. */
-  maxTokens: number;
-  /** The spawning agent or subagent's depth (0 for the agent itself). */
-  parentDepth: number;
-  traceId?: string | undefined;
-  /** The conversation whose turn spawned it: an answer no turn collected is sent back into it. */
-  parentConversation?: string | undefined;
-}
-
-export type SubagentState = 'running' | 'done' | 'failed' | 'timed_out' | 'over_budget' | 'killed';
-
-export interface SubagentRecord {
-  id: string;
-  task: string;
-  role: string;
-  depth: number;
-  state: SubagentState;
-  startedAt: number;
-  endedAt?: number;
-  tokens: number;
-  /** The answer (done), or what went wrong. */
-  result?: string;
-  squad?: string;
-  /** Lessons captured into the squad's memory from its answer, and lessons distilled. */
-  captured?: { lessons: number; distilled: number; error?: string };
-  /** Times it was run again after the agent restarted under it. */
-  restarts: number;
-  /** When the host took its answer as a message to the agent's own lane (it went out once). */
-  deliveredAt?: number;
-  /** Its answer is on its way to the host as a message now. */
-  sending?: boolean;
-}
-
-/** An answer sent to the agent's own lane (`POST /mesh/self/inbox`), resolved once the host has it. */
-export interface SubagentDelivery {
-  /** The run id: the host drops a key it has seen, so a retry after a crash is not a second turn. */
-  key: string;
-  conversationId: string;
-  message: string;
-  traceId?: string | undefined;
-}
-
-/** Builds the child's loop: its tools (filtered, and spawning only below the depth cap) and its workspace. */
-export type ChildLoopFactory = (child: {
-  depth: number;
-  role: string;
-  tools: SubagentSpec['tools'];
-  workspace: string;
-}) => AgentLoop;
-
-/**
- * In-container subagents (seed 003): each a child loop with its own conversation, role, tool
- * profile and workspace subfolder (`<workspace>/subagents/<id>`), run in the background. Its LLM
- * calls go through the host with the agent's own token, so they count against the agent's budget
- * and appear in its costs. Bounded: depth, concurrency, a timeout and a token budget per child.
- */
 /**
  * In-container subagents (seed 003): each a child loop with its own conversation, role, tool
  * profile and workspace subfolder (`<workspace>/subagents/<id>`), run in the background. Its LLM
@@ -104,7 +50,7 @@ export type ChildLoopFactory = (child: {
  * and appear in its costs. Bounded: depth, concurrency, a timeout and a token budget per child.
  *
  * Durable: each run is a row in agent.db. A run found `running` at start (the agent, its
- * container or the host died under it) is run again from its task, at most
+ * container or the host died under it) is run again, told what it had done (its journal), at most
  * {@link MAX_SUBAGENT_RESTARTS} times, its timeout counted from its first start. An answer the
  * spawning turn did not collect (the turn ended, or the agent restarted) goes to the agent's own
  * lane as a message through `deliver`, keyed by the run id, and is marked delivered once the host
@@ -118,12 +64,7 @@ export class SubagentManager {
   /** Each live run's chain of ids from the agent down, sent with its calls so traces nest. */
   readonly #paths = new Map<string, string>();
   readonly #running = new Map<string, { controller: AbortController; finished: Promise<void> }>();
-  readonly #collected = new Set<string>();
-  /** Turns running now, by conversation: their subagents' answers wait for them to collect. */
-  readonly #turns = new Map<string, number>();
-  readonly #sending = new Map<string, Promise<void>>();
-  /** Aborted when the agent stops: ends the delivery retries (the next start sends again). */
-  readonly #stopping = new AbortController();
+  readonly #handoff: AnswerHandoff;
   readonly #store: SubagentStore;
 
   constructor(
@@ -148,12 +89,20 @@ export class SubagentManager {
     },
   ) {
     this.#store = deps.store ?? SubagentStore.open(':memory:');
+    this.#handoff = new AnswerHandoff({
+      store: this.#store,
+      logger: deps.logger,
+      deliver: deps.deliver,
+      retryMs: deps.deliveryRetryMs,
+      now: () => this.#now(),
+      settled: () => this.#forgetOld(),
+    });
     for (const run of this.#store.all()) {
       this.#records.set(run.record.id, run.record);
       this.#specs.set(run.record.id, run.spec);
       if (run.record.state === 'running')
         this.#journals.set(run.record.id, new ProgressJournal(run.progress));
-      if (run.collectedAt !== undefined) this.#collected.add(run.record.id);
+      if (run.collectedAt !== undefined) this.#handoff.collectedBefore(run.record.id);
     }
   }
 
@@ -195,7 +144,7 @@ export class SubagentManager {
         this.#launch(record, spec, spec.timeoutMs - elapsed);
       }
     }
-    for (const record of this.#records.values()) this.#deliverIfUnclaimed(record);
+    for (const record of this.#records.values()) this.#deliver(record);
   }
 
   spawn(spec: SubagentSpec): SubagentRecord {
@@ -244,7 +193,7 @@ export class SubagentManager {
     const record = this.#record(id);
     const running = this.#running.get(id);
     if (running && waitMs > 0) await waitFor([running.finished], waitMs, signal);
-    if (record.state !== 'running' && this.#unclaimed(record)) this.#collect(record);
+    if (record.state !== 'running' && this.#handoff.unclaimed(record)) this.#handoff.collect(record);
     return this.#view(record);
   }
 
@@ -257,44 +206,42 @@ export class SubagentManager {
     const running = [...this.#running.values()].map(({ finished }) => finished);
     if (running.length > 0 && waitMs > 0) await waitFor(running, waitMs, signal);
     const ended = [...this.#records.values()].filter(
-      (record) => record.state !== 'running' && this.#unclaimed(record),
+      (record) => record.state !== 'running' && this.#handoff.unclaimed(record),
     );
-    for (const record of ended) this.#collect(record);
+    for (const record of ended) this.#handoff.collect(record);
     return { ended: ended.map((record) => this.#view(record)), running: this.#running.size };
   }
 
   kill(id: string): SubagentRecord {
     const record = this.#record(id);
     // Killed on purpose: its "stopped" needs no message later.
-    this.#collect(record);
+    this.#handoff.collect(record);
     this.#running.get(id)?.controller.abort('killed');
     return this.#view(record);
   }
 
   /** A turn of the agent's began in `conversationId`: its subagents' answers wait for it. */
   turnStarted(conversationId: string): void {
-    this.#turns.set(conversationId, (this.#turns.get(conversationId) ?? 0) + 1);
+    this.#handoff.turnStarted(conversationId);
   }
 
   /** The turn ended: answers of that conversation it did not collect go out as messages. */
   turnEnded(conversationId: string): void {
-    const left = (this.#turns.get(conversationId) ?? 1) - 1;
-    if (left > 0) {
-      this.#turns.set(conversationId, left);
-      return;
-    }
-    this.#turns.delete(conversationId);
+    if (!this.#handoff.turnEnded(conversationId)) return;
     for (const record of this.#records.values())
-      if (this.#specs.get(record.id)?.parentConversation === conversationId) this.#deliverIfUnclaimed(record);
+      if (this.#specs.get(record.id)?.parentConversation === conversationId) this.#deliver(record);
   }
 
   /** Settles when no run is running and no answer is being sent (tests; a clean stop). */
   async idle(): Promise<void> {
-    while (this.#running.size > 0 || this.#sending.size > 0)
-      await Promise.all([
+    for (;;) {
+      const pending = [
         ...[...this.#running.values()].map(({ finished }) => finished),
-        ...this.#sending.values(),
-      ]);
+        ...this.#handoff.inFlight(),
+      ];
+      if (pending.length === 0) return;
+      await Promise.all(pending);
+    }
   }
 
   /**
@@ -302,10 +249,10 @@ export class SubagentManager {
    * next start runs them again; answers not sent yet are sent then.
    */
   async close(): Promise<void> {
-    this.#stopping.abort();
+    const handoffStopped = this.#handoff.stop();
     for (const { controller } of this.#running.values()) controller.abort('shutdown');
     await Promise.all([...this.#running.values()].map(({ finished }) => finished));
-    await Promise.allSettled([...this.#sending.values()]);
+    await handoffStopped;
     if (!this.deps.store) this.#store.close();
   }
 
@@ -316,7 +263,7 @@ export class SubagentManager {
       clearTimeout(timer);
       this.#running.delete(record.id);
       if (!ended) return;
-      this.#deliverIfUnclaimed(record);
+      this.#deliver(record);
       this.#forgetOld();
     });
     this.#running.set(record.id, { controller, finished });
@@ -419,17 +366,8 @@ export class SubagentManager {
   async #untilHostAnswers(signal: AbortSignal): Promise<void> {
     const delayMs = this.deps.hostRetryMs ?? HOST_RETRY_MS;
     while (!signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs);
-        signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      // Ended early by the signal (the agent stopping, or a kill): the loop condition sees it.
+      await systemClock.sleep(delayMs, signal).catch(() => undefined);
       if (!signal.aborted && (await this.deps.hostAnswers?.())) return;
     }
   }
@@ -459,69 +397,12 @@ export class SubagentManager {
     );
   }
 
-  /** An ended answer of the agent's own child that nothing took, while no turn of its conversation runs. */
-  #deliverIfUnclaimed(record: SubagentRecord): void {
-    const spec = this.#specs.get(record.id);
-    const deliver = this.deps.deliver;
-    if (!deliver || !spec || this.#stopping.signal.aborted) return;
-    if (record.depth !== 1 || record.state === 'running' || !this.#unclaimed(record)) return;
-    const conversationId = spec.parentConversation ?? 'default';
-    if ((this.#turns.get(conversationId) ?? 0) > 0) return;
-    const delivery: SubagentDelivery = {
-      key: record.id,
-      conversationId,
-      message: deliveryMessage(record),
-      traceId: spec.traceId,
-    };
-    const delays = this.deps.deliveryRetryMs ?? DELIVERY_RETRY_DELAYS_MS;
-    const send = async (): Promise<void> => {
-      try {
-        await retry(() => deliver(delivery), {
-          attempts: Number.POSITIVE_INFINITY,
-          backoffMs: backoffFrom(delays),
-          retryable: () => true,
-          signal: this.#stopping.signal,
-          onRetry: (error, attempt, waitMs) =>
-            this.deps.logger.warn(
-              { err: error, subagent: record.id, attempt: attempt + 1, retry_ms: waitMs },
-              'subagent answer not delivered to the lane yet; trying again',
-            ),
-        });
-      } catch (error) {
-        // Only the agent stopping ends the retries: the next start sends it again.
-        if (this.#stopping.signal.aborted) return;
-        this.deps.logger.error({ err: error, subagent: record.id }, 'subagent answer not delivered');
-        return;
-      }
-      record.deliveredAt = this.#now();
-      this.#store.update(record);
-      this.deps.logger.info(
-        { subagent: record.id, conversation: conversationId },
-        'subagent answer delivered',
-      );
-    };
-    const sending = send().finally(() => {
-      this.#sending.delete(record.id);
-      this.#forgetOld();
-    });
-    this.#sending.set(record.id, sending);
-  }
-
-  /** Neither collected by a tool nor delivered (or being delivered) as a message. */
-  #unclaimed(record: SubagentRecord): boolean {
-    return (
-      !this.#collected.has(record.id) && record.deliveredAt === undefined && !this.#sending.has(record.id)
-    );
-  }
-
-  #collect(record: SubagentRecord): void {
-    if (this.#collected.has(record.id)) return;
-    this.#collected.add(record.id);
-    this.#store.markCollected(record.id, this.#now());
+  #deliver(record: SubagentRecord): void {
+    this.#handoff.deliverIfUnclaimed(record, this.#specs.get(record.id));
   }
 
   #view(record: SubagentRecord): SubagentRecord {
-    return { ...record, ...(this.#sending.has(record.id) ? { sending: true } : {}) };
+    return { ...record, ...(this.#handoff.sending(record.id) ? { sending: true } : {}) };
   }
 
   /** The child's `## Session Memory` into its squad's memory; a failure is reported, not thrown. */
@@ -569,8 +450,8 @@ export class SubagentManager {
     const finished = [...this.#records.values()].filter(
       (record) =>
         record.state !== 'running' &&
-        (!this.deps.deliver || record.depth !== 1 || !this.#unclaimed(record)) &&
-        !this.#sending.has(record.id),
+        (!this.#handoff.delivers || record.depth !== 1 || !this.#handoff.unclaimed(record)) &&
+        !this.#handoff.sending(record.id),
     );
     const old = finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED)).map((record) => record.id);
     if (old.length === 0) return;
@@ -578,7 +459,7 @@ export class SubagentManager {
       this.#records.delete(id);
       this.#specs.delete(id);
       this.#paths.delete(id);
-      this.#collected.delete(id);
+      this.#handoff.forget(id);
     }
     this.#store.delete(old);
   }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
-import type { SubagentRecord, SubagentSpec, SubagentState } from './subagent-manager.js';
 import type { ProgressStep } from './subagent-progress.js';
+import type { SubagentRecord, SubagentSpec, SubagentState } from './subagent-types.js';
 
 /** Schema steps of the subagent runs (feature `subagents` in agent.db). Append only. */
 const SUBAGENT_MIGRATIONS: readonly string[] = [
