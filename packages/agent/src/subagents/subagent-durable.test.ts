@@ -5,14 +5,10 @@ import type { ChatEvent } from '@openlegion/protocol';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentLoop } from '../loop/agent-loop.js';
-import {
-  MAX_SUBAGENT_RESTARTS,
-  type SubagentDelivery,
-  SubagentManager,
-  type SubagentSpec,
-} from './subagent-manager.js';
+import { MAX_SUBAGENT_RESTARTS, SubagentManager } from './subagent-manager.js';
 import { SubagentStore } from './subagent-store.js';
 import { createSubagentTools } from './subagent-tools.js';
+import type { SubagentDelivery, SubagentSpec } from './subagent-types.js';
 
 /** Child loops that answer when the test says. */
 function scriptedChildren() {

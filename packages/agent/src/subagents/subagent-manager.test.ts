@@ -5,7 +5,8 @@ import type { ChatEvent } from '@openlegion/protocol';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentLoop } from '../loop/agent-loop.js';
-import { MAX_CONCURRENT_SUBAGENTS, SubagentManager, type SubagentSpec } from './subagent-manager.js';
+import { MAX_CONCURRENT_SUBAGENTS, SubagentManager } from './subagent-manager.js';
+import type { SubagentSpec } from './subagent-types.js';
 
 /** A child loop that answers when the test says, emitting what the test gives it. */
 function scriptedChild() {

@@ -35,13 +35,6 @@ const HOST_RETRY_MS = 5_000;
 
 // Kept exported from here too: callers import it with the manager.
 export { SUBAGENT_RESULT_MAX_CHARS } from './subagent-answer.js';
-export type {
-  ChildLoopFactory,
-  SubagentDelivery,
-  SubagentRecord,
-  SubagentSpec,
-  SubagentState,
-} from './subagent-types.js';
 
 /**
  * In-container subagents (seed 003): each a child loop with its own conversation, role, tool

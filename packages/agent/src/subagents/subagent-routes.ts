@@ -1,6 +1,6 @@
 import { OpenLegionError, type SubagentsList, type SubagentView } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
-import type { SubagentRecord } from './subagent-manager.js';
+import type { SubagentRecord } from './subagent-types.js';
 
 /** What the route needs of the subagent manager (a type only, so the server's chunk stays small). */
 export interface SubagentLister {

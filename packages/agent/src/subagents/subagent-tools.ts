@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { guardTool, ToolFailure } from '../tools/tool-failure.js';
 import type { SquadMemoryClient } from './squad-memory-client.js';
 import { answerOf, describeRun } from './subagent-answer.js';
-import type { SubagentManager, SubagentRecord } from './subagent-manager.js';
+import type { SubagentManager } from './subagent-manager.js';
+import type { SubagentRecord } from './subagent-types.js';
 
 /** Defaults a spawn takes when the model names none: enough for a focused piece of work. */
 export const SUBAGENT_DEFAULT_TIMEOUT_S = 300;
