@@ -29,6 +29,7 @@ export function spawnFeature(options: { suffix?: () => string } = {}): HostFeatu
         permissions: MeshPermissions.of(context.config),
         clock: context.clock,
         logger: context.logger.child({ component: 'spawn' }),
+        events: context.events,
         ...(options.suffix ? { suffix: options.suffix } : {}),
       });
       // Heard from the build on: cron starts before the fleet, and a run missed while the host was

@@ -9,7 +9,8 @@ import {
 } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import { addTemporaryAgent, removeTemporaryAgent } from '../config/index.js';
-import type { Fleet } from '../fleet/index.js';
+import type { EventBus } from '../features/index.js';
+import { type Fleet, TEMPORARY_AGENT_JOINED, TEMPORARY_AGENT_LEFT } from '../fleet/index.js';
 import type { LaneItem, Lanes } from '../lanes/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
 import type { SpawnRepository, TemporaryAgentRow } from './spawn-repository.js';
@@ -28,6 +29,8 @@ export interface SpawnServiceDeps {
   permissions: MeshPermissions;
   clock: Clock;
   logger: Logger;
+  /** Where a temporary agent's joining and leaving are announced (costs and pub/sub hear them). */
+  events?: Pick<EventBus, 'emit'>;
   /** The 4 characters after `TEMPLATE-` (default: random hex); tests pin them. */
   suffix?: () => string;
 }
@@ -104,6 +107,7 @@ export class SpawnService {
     this.#mine.add(name);
     if (caller.origin === 'cron') this.#cronRecords.set(name, caller.record);
     addTemporaryAgent(config, name, template);
+    this.#deps.events?.emit(TEMPORARY_AGENT_JOINED, { name, template: request.template, spawner });
     this.#timers.set(
       name,
       clock.setTimeout(
@@ -238,6 +242,7 @@ export class SpawnService {
     await this.#launches.get(name)?.catch(() => {});
     await deps.fleet.removeTemporary(name);
     removeTemporaryAgent(deps.config, name);
+    deps.events?.emit(TEMPORARY_AGENT_LEFT, { name });
   }
 
   /** The spawner hears of the end once: its waiting call, else its lane; a cron job records it. */
