@@ -115,6 +115,14 @@ describe('budgets of temporary agents spawned by an agent', () => {
       expect(refusal(() => each.reserve('lead', 0.8)).details).toMatchObject({ spent_usd: 0.28 });
       each.release(each.reserve('lead', 0.7));
     }
+    // Once it left, its own totals are let go and read from the log again if asked; its spawner's stay.
+    gate.forget('researcher-ab12');
+    expect(refusal(() => gate.reserve('researcher-ab12', 0.05)).details).toMatchObject({
+      budget: 'daily',
+      limit_usd: 0.3,
+      spent_usd: 0.28,
+    });
+    expect(refusal(() => gate.reserve('lead', 0.8)).details).toMatchObject({ spent_usd: 0.28 });
     expect(gate.spentAgainst('lead', NOW - 1000)).toBe(0.28);
     expect(gate.spentAgainst('researcher-ab12', NOW - 1000)).toBe(0.28);
   });
@@ -151,6 +159,9 @@ describe('BillingOwners', () => {
     expect(later.ownerOf('lead')).toBe('lead');
     later.forget('researcher-ab12');
     expect(later.ownerOf('researcher-ab12')).toBe('lead');
+    // A temporary agent of a temporary agent is billed to the agent at the root.
+    later.assign('digest-cd34', 'researcher-ab12', NOW);
+    expect(later.ownerOf('digest-cd34')).toBe('lead');
     later.assign('researcher-ab12', null, NOW + 1);
     expect(new BillingOwners(db).ownerOf('researcher-ab12')).toBe('researcher-ab12');
     db.close();

@@ -16,10 +16,13 @@ export class BillingOwners {
   }
 
   /**
-   * `agent`'s calls are billed to `owner` from now on; `null` (a temporary agent of the operator
-   * or cron) bills them to the agent itself, replacing what an earlier agent of the same name had.
+   * `agent` was spawned by `spawner`: its calls are billed to whoever pays for the spawner (a
+   * temporary agent's temporary agent to the agent at the root, so spawning from a spawn escapes
+   * nothing). `null` (a temporary agent of the operator or cron) bills them to the agent itself,
+   * replacing what an earlier agent of the same name had.
    */
-  assign(agent: string, owner: string | null, now: number): void {
+  assign(agent: string, spawner: string | null, now: number): void {
+    const owner = spawner === null ? null : this.ownerOf(spawner);
     if (owner === null || owner === agent) {
       this.#db.prepare('DELETE FROM cost_billing WHERE agent = ?').run(agent);
       this.#cache.set(agent, agent);

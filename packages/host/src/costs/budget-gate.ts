@@ -169,6 +169,13 @@ export class BudgetGate {
     }
   }
 
+  /** `agent` left the fleet (a temporary agent that ended): its running totals are let go. */
+  forget(agent: string): void {
+    if (this.#inFlight.has(`bill:${agent}`) || this.#inFlight.has(`own:${agent}`)) return;
+    this.#spent.delete(`bill:${agent}`);
+    this.#spent.delete(`own:${agent}`);
+  }
+
   /**
    * What calls in flight hold of `agent`'s budget now: of the budget it pays from when it pays for
    * itself (its temporary agents' calls included), else of its own template cap.

@@ -32,7 +32,10 @@ export function costsFeature(): HostFeature {
       const stopJoined = context.events.on(TEMPORARY_AGENT_JOINED, ({ name, spawner }) =>
         owners.assign(name, spawner, now()),
       );
-      const stopLeft = context.events.on(TEMPORARY_AGENT_LEFT, ({ name }) => owners.forget(name));
+      const stopLeft = context.events.on(TEMPORARY_AGENT_LEFT, ({ name }) => {
+        owners.forget(name);
+        gate.forget(name);
+      });
       const meter = new CostMeter({
         config: context.config,
         log,
