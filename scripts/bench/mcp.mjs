@@ -74,7 +74,7 @@ export async function main() {
 async function measure(server, transportFactory) {
   const { McpManager, createMcpTransport } = await import(dist('agent/dist/mcp/index.js'));
   const { parseArgumentsJson, validateArguments } = await import(dist('agent/dist/loop/tool-arguments.js'));
-  const { fenceUntrusted } = await import(dist('agent/dist/untrusted/untrusted-text.js'));
+  const { fenceUntrusted } = await import(dist('protocol/dist/untrusted-text.js'));
   const { pino } = await import(createRequire(dist('agent/package.json')).resolve('pino'));
   const manager = new McpManager({
     servers: [server],

@@ -8,8 +8,9 @@ import { waitUntil } from './support/wait-until.js';
 /**
  * Fleet-level spawn in hardened containers (issue 23): the lead's `spawn_agent` starts a temporary
  * agent container from a mesh.yaml template, gets its answer, and the container and its volume are
- * gone afterwards; the operator spawns with `openlegion spawn`; a host stop removes a temporary
- * agent still at work.
+ * gone afterwards; the operator spawns with `openlegion spawn`; a template's squad gives its
+ * agents the squad's memory and keeps their lessons; a host stop removes a temporary agent still at
+ * work.
  */
 const haveDocker = await dockerAnswers();
 if (process.env.OPENLEGION_REQUIRE_DOCKER === '1' && !haveDocker) {
@@ -22,6 +23,10 @@ const script = {
     { match: { tool_result: 'TIDE-06:12' }, reply: { text: 'The researcher says high tide is at 06:12.' } },
     { match: { last_message: 'find the tide' }, reply: { text: 'TIDE-06:12' } },
     { match: { last_message: 'take it slow' }, reply: { text: 'SLOW-DONE', delay_ms: 60_000 } },
+    {
+      match: { last_message: 'chart the moons' },
+      reply: { text: 'CHARTED\n## Session Memory\n- [SCOUT] Phobos is the inner moon.' },
+    },
     {
       match: { last_message: 'ask a researcher' },
       reply: {
@@ -58,7 +63,9 @@ describe(`fleet spawn (${runtime})`, () => {
       runtime,
       agents: ['lead'],
       agentFields: { lead: 'tools: [spawn_agent, spawned_agents], permissions: { spawn: [researcher] }' },
-      extra: 'templates:\n  researcher: { role: Finds one fact, tools: minimal }\n',
+      extra:
+        'templates:\n  researcher: { role: Finds one fact, tools: minimal }\n' +
+        '  scout: { role: Charts moons, tools: minimal, squad: moons }\n',
     });
     const start = await cli('start', '--detach');
     expect(start.code, start.stdout + start.stderr).toBe(0);
@@ -87,6 +94,26 @@ describe(`fleet spawn (${runtime})`, () => {
     expect(spawned.code, spawned.stderr).toBe(0);
     expect(spawned.stdout).toBe('TIDE-06:12\n');
   });
+
+  it("gives a squad template's agent the squad's memory and keeps the lessons of its answer", async () => {
+    const first = await cli('spawn', 'scout', 'chart the moons');
+    expect(first.stdout, first.stderr).toContain('CHARTED');
+    const name = /^(scout-[0-9a-f]{4}) {2}done {2}by operator {2}squad moons /m.exec(
+      (await cli('spawn', '--list')).stdout,
+    )?.[1];
+    expect(name).toBeDefined();
+    const lesson = `[SCOUT] Phobos is the inner moon. (session ${name})`;
+    await waitUntil(
+      async () => (await cli('memory', 'squads', 'read', 'moons', '--role', 'scout')).stdout.includes(lesson),
+      'the lesson captured',
+      30_000,
+    );
+    llm.reset();
+    expect((await cli('spawn', 'scout', 'chart the moons again')).stdout).toContain('CHARTED');
+    const sent = JSON.stringify(llm.requests.map((request) => request.body));
+    expect(sent).toContain('squad memory moons');
+    expect(sent).toContain(lesson);
+  }, 120_000);
 
   it('shows a working temporary agent in status, and removes it when the host stops', async () => {
     const started = await cli('spawn', 'researcher', 'take it slow', '--wait', '0');

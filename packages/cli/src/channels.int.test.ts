@@ -119,6 +119,24 @@ describe('startChannels', () => {
     expect(telegram.calls.map((call) => call.method)).toEqual(['getMe']);
   });
 
+  it('reports an error of no known kind in one line too, instead of ending the fleet it runs beside', async () => {
+    const loaded = loadedWith(
+      `{ enabled: true, token: vault:TELEGRAM_BOT_TOKEN, api_root: "${telegram.url}" }`,
+    );
+    const host = {
+      ...fakeHost({ 'vault:TELEGRAM_BOT_TOKEN': telegram.token }),
+      featureDatabase: () => {
+        throw new Error('database disk image is malformed');
+      },
+    };
+    const stop = await startChannels(host, loaded, logger, say);
+    expect(lines).toEqual([
+      '  ✗ telegram not started (INTERNAL): database disk image is malformed; the mesh runs without it\n',
+    ]);
+    await stop();
+    expect(telegram.calls).toEqual([]);
+  });
+
   it('reports a token that is not set, and starts nothing when the channel is disabled', async () => {
     const enabled = loadedWith('{ enabled: true, token: vault:TELEGRAM_BOT_TOKEN }');
     await startChannels(fakeHost({}), enabled, logger, say);

@@ -51,7 +51,7 @@ async function startTelegram(
   if (!telegram?.enabled || !telegram.token) return undefined;
   const log = logger.child({ channel: 'telegram' });
   const { TELEGRAM_FEATURE, TELEGRAM_MIGRATIONS, TelegramChannel } = await import('@openlegion/channels');
-  let channel: TelegramChannel;
+  let channel: TelegramChannel | undefined;
   try {
     const apiRoot = telegram.api_root;
     channel = new TelegramChannel({
@@ -76,9 +76,7 @@ async function startTelegram(
     });
     await channel.start(host.channelMesh);
   } catch (error) {
-    if (!isOpenLegionError(error)) throw error;
-    log.error({ err: error, code: error.code }, 'telegram channel not started');
-    say(`  ✗ telegram not started (${error.code}): ${error.message}; the mesh runs without it\n`);
+    await reportNotStarted('telegram', error, log, say, channel);
     return undefined;
   }
   const bot = channel.bot ? `@${channel.bot.username}` : 'the bot';
@@ -110,7 +108,7 @@ async function startSlack(
   const log = logger.child({ channel: 'slack' });
   // Bolt itself is imported by SlackChannel.start, only when Slack is on.
   const { SLACK_FEATURE, SLACK_MIGRATIONS, SlackChannel } = await import('@openlegion/channels');
-  let channel: SlackChannel;
+  let channel: SlackChannel | undefined;
   try {
     channel = new SlackChannel({
       botToken: host.resolveSecret(slack.bot_token),
@@ -126,9 +124,7 @@ async function startSlack(
     });
     await channel.start(host.channelMesh);
   } catch (error) {
-    if (!isOpenLegionError(error)) throw error;
-    log.error({ err: error, code: error.code }, 'slack channel not started');
-    say(`  ✗ slack not started (${error.code}): ${error.message}; the mesh runs without it\n`);
+    await reportNotStarted('slack', error, log, say, channel);
     return undefined;
   }
   say(`  ✓ slack ${channel.botName ? `@${channel.botName}` : 'bot'} ready (socket mode)\n`);
@@ -155,7 +151,7 @@ async function startDiscord(
   const log = logger.child({ channel: 'discord' });
   // Loaded only when the channel is on: discord.js is large.
   const { DISCORD_FEATURE, DISCORD_MIGRATIONS, DiscordChannel } = await import('@openlegion/channels');
-  let channel: DiscordChannel;
+  let channel: DiscordChannel | undefined;
   try {
     channel = new DiscordChannel({
       token: host.resolveSecret(discord.token),
@@ -171,9 +167,7 @@ async function startDiscord(
     });
     await channel.start(host.channelMesh);
   } catch (error) {
-    if (!isOpenLegionError(error)) throw error;
-    log.error({ err: error, code: error.code }, 'discord channel not started');
-    say(`  ✗ discord not started (${error.code}): ${error.message}; the mesh runs without it\n`);
+    await reportNotStarted('discord', error, log, say, channel);
     return undefined;
   }
   const bot = channel.bot ? `@${channel.bot.username}` : 'the bot';
@@ -186,4 +180,25 @@ async function startDiscord(
     );
   }
   return () => channel.stop();
+}
+
+/**
+ * A channel that did not start is one line and a log entry; the mesh runs without it. Any error,
+ * not only the ones we name: a bug in one channel must not take down a fleet that is already up.
+ * What the channel started before failing is stopped.
+ */
+async function reportNotStarted(
+  name: string,
+  error: unknown,
+  log: Logger,
+  say: (text: string) => void,
+  channel: { stop(): Promise<void> } | undefined,
+): Promise<void> {
+  const code = isOpenLegionError(error) ? error.code : 'INTERNAL';
+  const message = error instanceof Error ? error.message : String(error);
+  log.error({ err: error, code }, `${name} channel not started`);
+  say(`  ✗ ${name} not started (${code}): ${message}; the mesh runs without it\n`);
+  await channel
+    ?.stop()
+    .catch((stopError: unknown) => log.warn({ err: stopError }, `stopping ${name} failed`));
 }

@@ -50,8 +50,22 @@ export {
 } from './retrieval/retrieval-config.js';
 export type { SearchHit, SearchResult } from './retrieval/search.js';
 export type { SearchRequest } from './retrieval/search-request.js';
+export {
+  captureSession,
+  DISTILL_EVERY_SESSIONS,
+  distillLessons,
+  episodeSessions,
+  formatSquadMemory,
+  type Lesson,
+  parseSessionMemory,
+  SESSION_MEMORY_INSTRUCTION,
+  SQUAD_LAYER_BUDGETS,
+  type SquadLayer,
+  type SquadMemoryAccess,
+} from './squad/squad-memory.js';
 export type { MemoryCategory } from './store/category-store.js';
 export type { ItemFilter } from './store/item-repository.js';
+export { estimateTokens } from './text/token-estimate.js';
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.js';
 export { type AdmissionConfig, DEFAULT_ADMISSION_CONFIG, TYPE_PRIORS } from './write/admission.js';
 export { type Extraction, extractMemories, MAX_EXTRACTED } from './write/extract.js';

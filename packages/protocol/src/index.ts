@@ -194,6 +194,7 @@ export {
   type ProviderConfig,
   providerKind,
   resolveModel,
+  type TemplateConfig,
 } from './mesh-config.js';
 export {
   agentRestartAnswerSchema,
@@ -279,6 +280,7 @@ export {
   sharedMemorySearchSchema,
   sharedScopePatternSchema,
   squadMemoryScope,
+  squadNameSchema,
 } from './shared-memory-api.js';
 export {
   SKILL_SOURCES,
@@ -323,6 +325,7 @@ export {
   subagentViewSchema,
 } from './subagents-api.js';
 export { type TelemetryConfig, telemetryConfigSchema } from './telemetry-config.js';
+export { fenceUntrusted, stripInvisible, UNTRUSTED_PROMPT_NOTE } from './untrusted-text.js';
 export {
   matchesInputType,
   stepFallback,

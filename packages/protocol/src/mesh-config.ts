@@ -15,6 +15,7 @@ import type { DeepReadonly } from './deep-readonly.js';
 import { limitsSchema } from './limits-config.js';
 import { mcpSectionSchema } from './mcp-config.js';
 import { searchConfigSchema } from './search-config.js';
+import { squadNameSchema } from './shared-memory-api.js';
 import { telemetryConfigSchema } from './telemetry-config.js';
 
 const runtimeSchema = z
@@ -162,6 +163,19 @@ const templateName = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,33}$/, 'use lower-case letters, digits and "-", starting with a letter (max 34)');
 
+/**
+ * A template: an agent's fields, and the squad its temporary agents belong to. `squad` is a
+ * template's only: an agent of mesh.yaml is not spawned, and names a squad per `spawn_subagent`.
+ */
+const templateSchema = agentSchema.extend({
+  /**
+   * The squad (seed 003) each temporary agent of this template starts with the memory of and adds
+   * its lessons to, unless the spawn names another. Default none: squad memory reaches the prompt.
+   */
+  squad: squadNameSchema.optional(),
+});
+export type TemplateConfig = DeepReadonly<z.infer<typeof templateSchema>>;
+
 /** The whole mesh.yaml (ARCHITECTURE.md §4), with defaults applied and cross-references checked. */
 export const meshConfigSchema = z
   .object({
@@ -175,7 +189,7 @@ export const meshConfigSchema = z
      * Temporary agents' blueprints (an agent's fields without a name): an agent granted
      * `permissions.spawn`, or a cron entry's `spawn:`, starts one with a task (docs/mesh.md).
      */
-    templates: z.record(templateName, agentSchema.prefault({})).default({}),
+    templates: z.record(templateName, templateSchema.prefault({})).default({}),
     channels: channelsSchema.default({}),
     lanes: lanesSchema.prefault({}),
     health: healthSchema.prefault({}),

@@ -15,6 +15,14 @@ export const GLOBAL_MEMORY_SCOPE = 'global';
 /** A squad's name: a team name in mesh.yaml; letters, digits, `.`, `_` and `-`, 64 at most. */
 const SQUAD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** A squad's name where one is given alone (a spawn's or a template's `squad`): its memory is `squad:NAME`. */
+export const squadNameSchema = z
+  .string()
+  .regex(
+    SQUAD_NAME,
+    'use a squad name: letters, digits, ".", "_" and "-", starting with a letter or digit (max 64)',
+  );
+
 /** Whether `scope` names a shared scope (`global` or `squad:NAME`). */
 export function isSharedMemoryScope(scope: string): boolean {
   if (scope === GLOBAL_MEMORY_SCOPE) return true;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { squadNameSchema } from './shared-memory-api.js';
 
 /** `POST /mesh/spawn` (agents) and `POST /api/spawn` (the operator): a temporary agent from a template. */
 export const spawnRequestSchema = z
@@ -14,6 +15,11 @@ export const spawnRequestSchema = z
      * spawner's lane). Without it, or past it, the answer arrives in the spawner's lane.
      */
     wait_s: z.number().int().min(1).max(3_600).optional(),
+    /**
+     * A squad (seed 003) whose memory the temporary agent starts with and adds its lessons to (default:
+     * the template's `squad`). An agent spawner needs `permissions.memory` read and write on `squad:NAME`.
+     */
+    squad: squadNameSchema.optional(),
   })
   .strict();
 export type SpawnRequest = z.infer<typeof spawnRequestSchema>;
@@ -33,6 +39,8 @@ export const spawnedAgentSchema = z.object({
   origin: z.enum(['agent', 'operator', 'cron']),
   state: z.enum(SPAWN_STATES),
   task: z.string(),
+  /** The squad whose memory it started with and adds its lessons to (absent: none). */
+  squad: z.string().optional(),
   /** Its answer once done; the error once failed or expired. */
   result: z.string().nullable(),
   created_at: z.string(),

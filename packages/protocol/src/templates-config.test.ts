@@ -58,4 +58,16 @@ describe('mesh.yaml templates (fleet spawn)', () => {
       'agents.lead.cron.0.heartbeat: a spawn entry cannot be a heartbeat',
     ]);
   });
+
+  it("takes a template's squad, refuses a bad squad name, and refuses squad on an agent of agents", () => {
+    const config = meshConfigSchema.parse({ ...base, templates: { researcher: { squad: 'research' } } });
+    expect(config.templates.researcher?.squad).toBe('research');
+    expect(meshConfigSchema.parse({ ...base, templates: { t: {} } }).templates.t?.squad).toBeUndefined();
+    expect(problems({ ...base, templates: { t: { squad: 'no spaces' } } })).toEqual([
+      'templates.t.squad: use a squad name: letters, digits, ".", "_" and "-", starting with a letter or digit (max 64)',
+    ]);
+    expect(problems({ ...base, agents: { lead: { squad: 'research' } } })).toEqual([
+      'agents.lead: Unrecognized key: "squad"',
+    ]);
+  });
 });

@@ -29,4 +29,3 @@ export {
   SummaryStore,
 } from './lossless/index.js';
 export { TokenCounter, type TokenizerKind, tokenizerFor } from './token-counter.js';
-export { estimateTokens } from './token-estimate.js';

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { estimateTokens } from '@openlegion/memory';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { LlmMessage } from './context-manager.js';
 import { TokenCounter, tokenizerFor } from './token-counter.js';
-import { estimateTokens } from './token-estimate.js';
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 /** Fixtures kept in the repository (test/fixtures/README.md): the tests need nothing beside it. */

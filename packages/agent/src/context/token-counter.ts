@@ -1,8 +1,8 @@
+import { estimateTokens } from '@openlegion/memory';
 import type { Tiktoken } from 'js-tiktoken/lite';
 import type OpenAI from 'openai';
 import type { LlmMessage } from './context-manager.js';
 import { modelBaseName } from './context-window.js';
-import { estimateTokens } from './token-estimate.js';
 
 /** How a model's tokens are counted: an OpenAI BPE encoding, or the calibrated estimate. */
 export type TokenizerKind = 'o200k_base' | 'cl100k_base' | 'estimate';

@@ -1,6 +1,6 @@
+import { estimateTokens } from '@openlegion/memory';
 import type { LlmMessage } from './context-manager.js';
 import { groupMessages } from './message-groups.js';
-import { estimateTokens } from './token-estimate.js';
 
 /** Tool output is mostly bulk (file contents, pages, logs): the fast tier sees its head and tail. */
 const TOOL_OUTPUT_CLIP_CHARS = 1_200;

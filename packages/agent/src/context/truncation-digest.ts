@@ -1,5 +1,5 @@
+import { estimateTokens } from '@openlegion/memory';
 import type { LlmMessage } from './context-manager.js';
-import { estimateTokens } from './token-estimate.js';
 import { contentText } from './transcript.js';
 
 /** Under `adaptive`, a range this tool-heavy… */

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import type { AgentSelf, AgentTool, ChatEvent, HeartbeatResponse } from '@openlegion/protocol';
+import { stripInvisible } from '@openlegion/protocol';
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
@@ -11,7 +12,6 @@ import { type Directives, parseDirectives } from '../prompt/directives.js';
 import type { TurnKind } from '../prompt/system-prompt.js';
 import type { SkillSnapshot } from '../skills/index.js';
 import { ToolLoader } from '../tool-registry/turn-toolset.js';
-import { stripInvisible } from '../untrusted/untrusted-text.js';
 import type { InstructionSource } from '../workspace/operator-instructions.js';
 import { applyModelDirective, MODEL_REFUSALS, refuseModel } from './conversation-model.js';
 import { probeHeartbeat } from './heartbeat-probe.js';

@@ -1,7 +1,7 @@
 import type { AgentTool, ChatEvent, ToolContent, ToolResult } from '@openlegion/protocol';
+import { fenceUntrusted, stripInvisible } from '@openlegion/protocol';
 import type { ToolApprovalGate } from '../approvals/tool-approval-gate.js';
 import type { StoredMessage } from '../conversation-store.js';
-import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
 import type { RequestedToolCall } from './llm-stream.js';
 import { LOOP_BLOCK_AT, LOOP_END_AT, type LoopDetector } from './loop-detector.js';
 import { parseArgumentsJson, validateArguments } from './tool-arguments.js';

@@ -2,10 +2,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { type McpServerSelf, type McpServerState, type ToolResult, textResult } from '@openlegion/protocol';
+import {
+  type McpServerSelf,
+  type McpServerState,
+  stripInvisible,
+  type ToolResult,
+  textResult,
+} from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import { OutputRingBuffer } from '../tools/runtime/output-ring-buffer.js';
-import { stripInvisible } from '../untrusted/untrusted-text.js';
 import { mcpToolResult } from './mcp-result.js';
 import { type McpToolDefinition, mcpToolDefinition } from './mcp-tool-schema.js';
 import type { McpTransport } from './mcp-transport.js';

@@ -5,11 +5,11 @@ import {
   type McpToolView,
   mcpCallRequestSchema,
   OpenLegionError,
+  stripInvisible,
   type ToolResult,
 } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { stripInvisible } from '../untrusted/untrusted-text.js';
 
 /** What the routes need of the MCP manager (kept to types, so the server's chunk stays small). */
 export interface McpOperator {

@@ -1,4 +1,4 @@
-import { stripInvisible } from '../untrusted/untrusted-text.js';
+import { stripInvisible } from '@openlegion/protocol';
 
 /** Model APIs take tool names of letters, digits, `_` and `-`, at most 64 long (OpenAI, Anthropic). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { MAX_QUERY_CHARS, type MemoryEngine } from '@openlegion/memory';
+import { estimateTokens, MAX_QUERY_CHARS, type MemoryEngine } from '@openlegion/memory';
 import type { ChatEvent } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { LlmMessage } from '../context/context-manager.js';
-import { estimateTokens } from '../context/token-estimate.js';
 import { contentText } from '../context/transcript.js';
 import { HeldText } from './held-memories.js';
 import { formatRecallBlock, type RecalledMemory, type RecallItem } from './recall-block.js';

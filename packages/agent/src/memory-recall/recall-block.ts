@@ -1,5 +1,5 @@
 import type { MemoryItem } from '@openlegion/memory';
-import { fenceUntrusted, stripInvisible } from '../untrusted/untrusted-text.js';
+import { fenceUntrusted, stripInvisible } from '@openlegion/protocol';
 
 /**
  * What recall formats: a memory of the agent's own store, or of a shared scope the host keeps

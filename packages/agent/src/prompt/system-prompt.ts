@@ -1,5 +1,5 @@
 import type { AgentSelf } from '@openlegion/protocol';
-import { UNTRUSTED_PROMPT_NOTE } from '../untrusted/untrusted-text.js';
+import { UNTRUSTED_PROMPT_NOTE } from '@openlegion/protocol';
 import type { BootstrapFile, BootstrapFileName } from '../workspace/bootstrap-files.js';
 import { assemblePrompt, type PromptMode, type PromptSection } from './prompt-sections.js';
 

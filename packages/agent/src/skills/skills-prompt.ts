@@ -1,4 +1,4 @@
-import { stripInvisible } from '../untrusted/untrusted-text.js';
+import { stripInvisible } from '@openlegion/protocol';
 import type { Skill } from './skill-catalog.js';
 
 /**

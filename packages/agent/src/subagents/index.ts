@@ -1,12 +1,5 @@
 export { type ParentTurns, withParentTurns } from './parent-turns.js';
-export {
-  captureSession,
-  formatSquadMemory,
-  parseSessionMemory,
-  SQUAD_LAYER_BUDGETS,
-  type SquadMemoryClient,
-  squadMemoryClient,
-} from './squad-memory.js';
+export { type SquadMemoryClient, squadMemoryClient } from './squad-memory-client.js';
 export {
   type ChildLoopFactory,
   MAX_CONCURRENT_SUBAGENTS,

@@ -1,4 +1,4 @@
-import { fenceUntrusted } from '../untrusted/untrusted-text.js';
+import { fenceUntrusted } from '@openlegion/protocol';
 import type { SubagentRecord, SubagentSpec } from './subagent-manager.js';
 
 /** The longest answer kept of a subagent: it returns into its parent's prompt. */
@@ -26,11 +26,6 @@ export function describeRun(record: SubagentRecord): string {
   return `${record.id}  depth ${record.depth}  ${record.state}  ${record.tokens} tokens  ${JSON.stringify(task)}${delivered}`;
 }
 
-/** What a child run again is told first. */
-export function restartNote(restarts: number): string {
-  return `(This task was interrupted by an agent restart and is running again, attempt ${restarts + 1}. Your workspace folder may hold files from the earlier attempt: check them before redoing work.)`;
-}
-
 /** The result of a run stopped by its bounds or by `subagent_kill`. */
 export function stoppedBecause(reason: 'timed_out' | 'over_budget' | 'killed', spec: SubagentSpec): string {
   if (reason === 'timed_out')
@@ -39,9 +34,7 @@ export function stoppedBecause(reason: 'timed_out' | 'over_budget' | 'killed', s
   return 'stopped: killed';
 }
 
-/** An answer cut to {@link SUBAGENT_RESULT_MAX_CHARS}, saying so. */
-export function clip(text: string): string {
-  return text.length > SUBAGENT_RESULT_MAX_CHARS
-    ? `${text.slice(0, SUBAGENT_RESULT_MAX_CHARS)}… (cut at ${SUBAGENT_RESULT_MAX_CHARS} characters)`
-    : text;
+/** Text cut to `max` characters (an answer: {@link SUBAGENT_RESULT_MAX_CHARS}), saying so. */
+export function clip(text: string, max = SUBAGENT_RESULT_MAX_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… (cut at ${max} characters)` : text;
 }

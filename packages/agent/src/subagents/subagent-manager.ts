@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { backoffFrom, retry } from '@openlegion/infra/clock';
+import { captureSession } from '@openlegion/memory';
 import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import type { AgentLoop } from '../loop/agent-loop.js';
-import { captureSession, type SquadMemoryClient } from './squad-memory.js';
-import { clip, deliveryMessage, restartNote, stoppedBecause } from './subagent-answer.js';
+import type { SquadMemoryClient } from './squad-memory-client.js';
+import { clip, deliveryMessage, stoppedBecause } from './subagent-answer.js';
 import { currentSubagentPath, runAsSubagent } from './subagent-context.js';
+import { ProgressJournal, resumeNote } from './subagent-progress.js';
 import { SubagentStore } from './subagent-store.js';
 
 /** Children are depth 1, their children depth 2: a chain never runs deeper than this (seed 003). */
@@ -111,6 +113,8 @@ export type ChildLoopFactory = (child: {
 export class SubagentManager {
   readonly #records = new Map<string, SubagentRecord>();
   readonly #specs = new Map<string, SubagentSpec>();
+  /** Each run's finished tool calls, persisted as they happen: a re-run goes on from them. */
+  readonly #journals = new Map<string, ProgressJournal>();
   /** Each live run's chain of ids from the agent down, sent with its calls so traces nest. */
   readonly #paths = new Map<string, string>();
   readonly #running = new Map<string, { controller: AbortController; finished: Promise<void> }>();
@@ -147,6 +151,8 @@ export class SubagentManager {
     for (const run of this.#store.all()) {
       this.#records.set(run.record.id, run.record);
       this.#specs.set(run.record.id, run.spec);
+      if (run.record.state === 'running')
+        this.#journals.set(run.record.id, new ProgressJournal(run.progress));
       if (run.collectedAt !== undefined) this.#collected.add(run.record.id);
     }
   }
@@ -365,6 +371,7 @@ export class SubagentManager {
     const workspace = join(this.deps.workspace, 'subagents', record.id);
     mkdirSync(workspace, { recursive: true });
     const loop = this.deps.childLoop({ depth: record.depth, role: spec.role, tools: spec.tools, workspace });
+    const journal = this.#journal(record.id);
     let answer: string | undefined;
     let failure: string | undefined;
     const emit = (event: ChatEvent) => {
@@ -374,6 +381,7 @@ export class SubagentManager {
         if (record.tokens > spec.maxTokens) controller.abort('over_budget');
       } else if (event.type === 'done') answer = event.text;
       else if (event.type === 'error') failure = `${event.code}: ${event.message}`;
+      else if (journal.record(event)) this.#store.setProgress(record.id, journal.steps);
     };
     const message = spec.prompt ?? spec.task;
     // Re-run after a restart, only the agent's own children run: their path is their id.
@@ -382,7 +390,8 @@ export class SubagentManager {
       await runAsSubagent(path, () =>
         loop.runTask(
           {
-            message: record.restarts > 0 ? `${restartNote(record.restarts)}\n\n${message}` : message,
+            message:
+              record.restarts > 0 ? `${resumeNote(record.restarts, journal.steps)}\n\n${message}` : message,
             conversationId: `subagent-${record.id}`,
             ...(spec.traceId ? { traceId: spec.traceId } : {}),
           },
@@ -435,6 +444,8 @@ export class SubagentManager {
     record.result = result;
     record.endedAt = this.#now();
     if (captured) record.captured = captured;
+    // Only a re-run reads the journal: an ended run's goes with it (agent.db keeps its copy).
+    this.#journals.delete(record.id);
     this.#store.update(record);
     this.deps.logger.info(
       {
@@ -535,6 +546,15 @@ export class SubagentManager {
         details: { id },
       });
     return record;
+  }
+
+  #journal(id: string): ProgressJournal {
+    let journal = this.#journals.get(id);
+    if (!journal) {
+      journal = new ProgressJournal();
+      this.#journals.set(id, journal);
+    }
+    return journal;
   }
 
   #spec(id: string): SubagentSpec {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { type Database, migrate, openDatabase } from '@openlegion/infra/sqlite';
 import type { SubagentRecord, SubagentSpec, SubagentState } from './subagent-manager.js';
+import type { ProgressStep } from './subagent-progress.js';
 
 /** Schema steps of the subagent runs (feature `subagents` in agent.db). Append only. */
 const SUBAGENT_MIGRATIONS: readonly string[] = [
@@ -26,6 +27,8 @@ const SUBAGENT_MIGRATIONS: readonly string[] = [
      collected_at INTEGER,
      delivered_at INTEGER
    ) STRICT`,
+  // The child's finished tool calls, as JSON: a re-run goes on from them (subagent-progress.ts).
+  'ALTER TABLE subagent_runs ADD COLUMN progress TEXT',
 ];
 
 interface Row {
@@ -49,6 +52,7 @@ interface Row {
   restarts: number;
   collected_at: number | null;
   delivered_at: number | null;
+  progress: string | null;
 }
 
 /** A run as persisted: its record and the spec it was spawned with (what a re-run needs). */
@@ -57,6 +61,8 @@ export interface StoredRun {
   spec: SubagentSpec;
   /** When its answer was returned by `subagent_result` (it then never goes out as a message). */
   collectedAt?: number;
+  /** The tool calls it finished, kept for a re-run. */
+  progress: ProgressStep[];
 }
 
 /**
@@ -132,6 +138,10 @@ export class SubagentStore {
     this.#db.prepare('UPDATE subagent_runs SET tokens = ? WHERE id = ?').run(tokens, id);
   }
 
+  setProgress(id: string, steps: readonly ProgressStep[]): void {
+    this.#db.prepare('UPDATE subagent_runs SET progress = ? WHERE id = ?').run(JSON.stringify(steps), id);
+  }
+
   markCollected(id: string, at: number): void {
     this.#db
       .prepare('UPDATE subagent_runs SET collected_at = ? WHERE id = ? AND collected_at IS NULL')
@@ -186,5 +196,10 @@ function toRun(row: Row): StoredRun {
     ...(row.trace_id !== null ? { traceId: row.trace_id } : {}),
     ...(row.parent_conversation !== null ? { parentConversation: row.parent_conversation } : {}),
   };
-  return { record, spec, ...(row.collected_at !== null ? { collectedAt: row.collected_at } : {}) };
+  return {
+    record,
+    spec,
+    progress: row.progress === null ? [] : (JSON.parse(row.progress) as ProgressStep[]),
+    ...(row.collected_at !== null ? { collectedAt: row.collected_at } : {}),
+  };
 }

@@ -1,7 +1,8 @@
+import { formatSquadMemory, SESSION_MEMORY_INSTRUCTION } from '@openlegion/memory';
 import type { AgentTool } from '@openlegion/protocol';
 import { z } from 'zod';
 import { guardTool, ToolFailure } from '../tools/tool-failure.js';
-import { formatSquadMemory, SESSION_MEMORY_INSTRUCTION, type SquadMemoryClient } from './squad-memory.js';
+import type { SquadMemoryClient } from './squad-memory-client.js';
 import { answerOf, describeRun } from './subagent-answer.js';
 import type { SubagentManager, SubagentRecord } from './subagent-manager.js';
 

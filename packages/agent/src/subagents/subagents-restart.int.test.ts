@@ -29,18 +29,24 @@ const script = {
   rules: [
     {
       match: { last_message: 'start the star count' },
-      reply: { tool_calls: [{ name: 'spawn_subagent', arguments: { task: 'Count the stars slowly.' } }] },
+      reply: {
+        tool_calls: [
+          { name: 'spawn_subagent', arguments: { task: 'Count the stars slowly.', tools: ['write_file'] } },
+        ],
+      },
     },
     {
       match: { tool_result: 'collect its answer with subagent_result' },
       reply: { text: 'A helper is counting; its answer will come to me.' },
     },
-    // The child: its first call hangs until the agent stops; the re-run answers.
+    // The child: it writes its tally, then its next call hangs until the agent stops; the re-run
+    // (told of the write) answers.
     {
       match: { last_message: 'Count the stars slowly' },
       times: 1,
-      reply: { text: 'never', delay_ms: 60_000 },
+      reply: { tool_calls: [{ name: 'write_file', arguments: { path: 'tally.txt', content: '42' } }] },
     },
+    { match: { tool_result: 'tally.txt' }, times: 1, reply: { text: 'never', delay_ms: 60_000 } },
     { match: { last_message: 'Count the stars slowly' }, reply: { text: 'There are 42 stars.' } },
   ],
   default: { text: 'ok' },
@@ -84,12 +90,12 @@ describe('a subagent across an agent restart', () => {
     });
     expect(events.at(-1)).toMatchObject({ text: 'A helper is counting; its answer will come to me.' });
     await vi.waitFor(
-      () => expect(llm.requests.some((r) => lastMessage(r.body).includes('Count the stars'))).toBe(true),
+      () => expect(llm.requests.some((r) => lastMessage(r.body).includes('tally.txt'))).toBe(true),
       {
         timeout: 10_000,
       },
     );
-    await first.close(); // mid-run: the child's call is in flight
+    await first.close(); // mid-run: the child's second call is in flight
     expect(host.inbox).toEqual([]);
 
     host.failInbox(1);
@@ -103,6 +109,11 @@ describe('a subagent across an agent restart', () => {
     expect(lastMessage(rerun?.body)).toContain(
       'interrupted by an agent restart and is running again, attempt 2',
     );
+    // ... and went on from the write it had made, rather than starting over.
+    expect(lastMessage(rerun?.body)).toContain(
+      'Before the restart you had made this tool call; go on from there',
+    );
+    expect(lastMessage(rerun?.body)).toMatch(/1\. write_file \{\\"path\\":\\"tally.txt\\"/);
     // One 503, one accepted post; a third start sends nothing more.
     expect(inboxPosts()).toHaveLength(2);
     await agents[1]?.close();

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InstructionFile } from '@openlegion/protocol';
-import { stripInvisible } from '../untrusted/untrusted-text.js';
+import { stripInvisible } from '@openlegion/protocol';
 import { truncateHeadTail } from './head-tail-truncate.js';
 
 /** The files injected into the prompt, in order, with their caps in characters. */

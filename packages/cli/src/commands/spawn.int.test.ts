@@ -68,6 +68,17 @@ describe('fleet spawn through the mesh', () => {
               tool_calls: [{ name: 'spawn_agent', arguments: { template: 'writer', task: 'write' } }],
             },
           },
+          {
+            match: { role: 'user', last_message: 'a squad researcher' },
+            reply: {
+              tool_calls: [
+                {
+                  name: 'spawn_agent',
+                  arguments: { template: 'researcher', task: 'find the tide', squad: 'tides' },
+                },
+              ],
+            },
+          },
           { match: { tool_result: 'MESH_FORBIDDEN' }, reply: { text: 'I may not start a writer.' } },
         ],
         default: { text: 'ok' },
@@ -183,6 +194,27 @@ templates:
     expect(unknown.err).toContain(
       'no template "nope" under templates in mesh.yaml (templates: researcher, writer)',
     );
+  });
+
+  it('spawns with a squad for the operator (openlegion spawn --squad), and refuses the lead without permissions.memory', async () => {
+    expect(await cli('spawn', '--squad', 'tides', 'researcher', 'find', 'the', 'tide')).toMatchObject({
+      code: 0,
+      out: 'TIDE-06:12\n',
+    });
+    expect((await cli('spawn', '--list')).out).toMatch(
+      /^researcher-[0-9a-f]{4} {2}done {2}by operator {2}squad tides {2}started /,
+    );
+    const sent = await cli('send', 'lead', 'a squad researcher');
+    expect(sent.out).toContain('✗ MESH_FORBIDDEN: agent "lead" may not memory read "squad:tid');
+    const refusal = llm.requests
+      .flatMap((request) => (request.body as { messages: { role: string; content: string }[] }).messages)
+      .find((message) => message.role === 'tool' && message.content.includes('squad:tides'));
+    expect(refusal?.content).toContain(
+      'agent "lead" may not memory read "squad:tides": agents.lead.permissions.memory.read in mesh.yaml is []; add "squad:tides" to agents.lead.permissions.memory.read in mesh.yaml to allow it',
+    );
+    // Refused before anything was made: the operator's run is the only one with the squad.
+    const { agents } = await api<{ agents: { squad?: string }[] }>('/api/spawn');
+    expect(agents.filter((agent) => agent.squad === 'tides')).toHaveLength(1);
   });
 
   it('spawns from a cron entry with spawn: and records the answer on the job', async () => {

@@ -19,13 +19,17 @@ export function registerSpawnCommand(program: Command, kit: CommandKit): void {
     .argument('[task...]', 'the task (the words are joined)')
     .option('--wait <seconds>', 'how long to wait for the answer (0: do not wait)', seconds, DEFAULT_WAIT_S)
     .option('--ttl <seconds>', 'remove it after this long (default: limits.temporary_agent_ttl_s)', seconds)
+    .option(
+      '--squad <name>',
+      "a squad whose memory it starts with and adds its lessons to (default: the template's)",
+    )
     .option('--list', 'list the temporary agents (running, and ended in the last week)')
     .addOption(kit.configOption())
     .action(
       (
         template: string | undefined,
         words: string[],
-        options: { config: string; wait: number; ttl?: number; list?: boolean },
+        options: { config: string; wait: number; ttl?: number; squad?: string; list?: boolean },
       ) =>
         kit.run(async () => {
           const host = await connectToHost(options.config);
@@ -39,6 +43,7 @@ export function registerSpawnCommand(program: Command, kit: CommandKit): void {
             template,
             task: words.join(' '),
             ...(options.ttl !== undefined ? { ttl_s: options.ttl } : {}),
+            ...(options.squad !== undefined ? { squad: options.squad } : {}),
             ...(options.wait > 0 ? { wait_s: options.wait } : {}),
           };
           const { agent } = await host.client.call(
@@ -66,13 +71,13 @@ function seconds(value: string): number {
   return parsed;
 }
 
-/** One line per temporary agent: name, state, spawner, when it started. */
+/** One line per temporary agent: name, state, spawner, its squad if any, when it started. */
 export function formatSpawned(agents: readonly SpawnedAgent[]): string {
   if (agents.length === 0) return 'no temporary agents\n';
   return agents
     .map(
       (agent) =>
-        `${agent.name}  ${agent.state}  by ${agent.spawner ?? agent.origin}  started ${agent.created_at.slice(0, 19)}Z\n`,
+        `${agent.name}  ${agent.state}  by ${agent.spawner ?? agent.origin}${agent.squad ? `  squad ${agent.squad}` : ''}  started ${agent.created_at.slice(0, 19)}Z\n`,
     )
     .join('');
 }

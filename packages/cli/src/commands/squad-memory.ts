@@ -4,7 +4,7 @@ import {
   formatSquadMemory,
   SQUAD_LAYER_BUDGETS,
   type SquadLayer,
-} from '@openlegion/agent/squad-memory';
+} from '@openlegion/memory';
 import {
   OpenLegionError,
   planSquadCompression,

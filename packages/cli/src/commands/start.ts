@@ -5,7 +5,7 @@ import { createMeshHost, installProcessGuard, keepPrivate, type StartProgress } 
 import { createLogger } from '@openlegion/infra/log';
 import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
 import { destination, type LevelWithSilent, levels } from 'pino';
-import { startChannels } from '../channels.js';
+import { type StopChannels, startChannels } from '../channels.js';
 import type { CliOutput } from '../cli-output.js';
 import { startScriptedProviders } from '../scripted-providers.js';
 import { AGENT_ENTRY } from '../workspace-paths.js';
@@ -113,7 +113,17 @@ async function launch(
     say(
       `  dashboard: http://127.0.0.1:${config.mesh.port}/ui (sign in with ${path.join(loaded.dataDir, 'operator-token')})\n`,
     );
-  const stopChannels = await startChannels(host, loaded, logger, say);
+  let stopChannels: StopChannels;
+  try {
+    stopChannels = await startChannels(host, loaded, logger, say);
+  } catch (error) {
+    // Each channel reports its own failure; what lands here (the channels package would not
+    // load) must not leave the agents' containers running behind a dead host.
+    await host.stop();
+    await scripted.stop();
+    removeGuard();
+    throw error;
+  }
   return {
     untilShutdown: () => Promise.race([signalled, host.shutdownRequested.then(() => 'shutdown requested')]),
     stop: async () => {

@@ -96,12 +96,27 @@ export class SharedMemoryStore {
    * @throws {OpenLegionError} `MESH_QUOTA_EXCEEDED` when an agent is at its item quota.
    */
   async save(scope: string, writer: string | null, fact: SharedMemorySave): Promise<SharedMemorySaveAnswer> {
+    const [answer] = await this.saveMany(scope, writer, [fact]);
+    return answer ?? { scope, action: 'skipped', id: null, reason: 'nothing saved' };
+  }
+
+  /**
+   * Save facts of one category to `scope` as `writer`, all or none: one write of the engine (the
+   * lessons of a fleet spawn's session are captured whole). The quota is checked for all of them.
+   * @throws {OpenLegionError} `MESH_QUOTA_EXCEEDED` when an agent's items would pass its quota.
+   */
+  async saveMany(
+    scope: string,
+    writer: string | null,
+    facts: readonly SharedMemorySave[],
+  ): Promise<SharedMemorySaveAnswer[]> {
     checkedScope(scope);
     const engine = this.#engine(); // opened first: the counts are filled in as it opens
-    if (writer !== null && (this.#written.get(writer) ?? 0) >= this.#options.itemsPerAgent)
+    const held = writer === null ? 0 : (this.#written.get(writer) ?? 0);
+    if (writer !== null && held + facts.length > this.#options.itemsPerAgent)
       throw new OpenLegionError(
         'MESH_QUOTA_EXCEEDED',
-        `agent "${writer}" already has ${this.#options.itemsPerAgent} items in the shared memory scopes (limits.shared_memory_items_per_agent in mesh.yaml); delete some of its own first`,
+        `agent "${writer}" already has ${held} items in the shared memory scopes${facts.length > 1 ? ` and ${facts.length} more do not fit` : ''} (limits.shared_memory_items_per_agent in mesh.yaml); delete some of its own first`,
         {
           details: {
             agent: writer,
@@ -110,25 +125,24 @@ export class SharedMemoryStore {
           },
         },
       );
+    if (facts.length === 0) return [];
     const report = await engine.save(
-      [
-        {
-          ...fact,
-          scope,
-          source: 'tool',
-          ...(writer !== null ? { sourceRef: `${WRITER_PREFIX}${writer}` } : {}),
-        },
-      ],
+      facts.map((fact) => ({
+        ...fact,
+        scope,
+        source: 'tool' as const,
+        ...(writer !== null ? { sourceRef: `${WRITER_PREFIX}${writer}` } : {}),
+      })),
       // A squad's episodic memory is a log (seed 003): the same lesson from two sessions is two
       // entries, which is how distillation sees that sessions agree. Never merged away.
-      isEpisodicLog(scope, fact.category) ? { dedup: false } : undefined,
+      isEpisodicLog(scope, facts[0]?.category) ? { dedup: false } : undefined,
     );
-    const outcome = report.outcomes[0];
-    if (!outcome) return { scope, action: 'skipped', id: null, reason: 'nothing saved' };
-    // A supersede leaves the replaced item's writer counted until the next open's scan: a count
-    // that overstates a little, never one an agent can push past its quota.
-    if (outcome.action === 'created' || outcome.action === 'superseded') this.#count(writer, 1);
-    return { scope, action: outcome.action, id: outcome.id, reason: outcome.reason };
+    return report.outcomes.map((outcome) => {
+      // A supersede leaves the replaced item's writer counted until the next open's scan: a count
+      // that overstates a little, never one an agent can push past its quota.
+      if (outcome.action === 'created' || outcome.action === 'superseded') this.#count(writer, 1);
+      return { scope, action: outcome.action, id: outcome.id, reason: outcome.reason };
+    });
   }
 
   /** @throws {OpenLegionError} `MEM_ITEM_NOT_FOUND` when `id` is not a live item of `scope`. */

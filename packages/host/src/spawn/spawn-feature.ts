@@ -2,10 +2,12 @@ import { CRON_SPAWN_DUE } from '../cron/index.js';
 import type { HostFeature } from '../features/index.js';
 import { FLEET } from '../fleet/index.js';
 import { LANES } from '../lanes/index.js';
+import { SHARED_MEMORY } from '../memory/index.js';
 import { MeshPermissions } from '../permissions/index.js';
 import { SPAWN_MIGRATIONS, SpawnRepository } from './spawn-repository.js';
 import { registerSpawnRoutes } from './spawn-routes.js';
 import { SpawnService } from './spawn-service.js';
+import { SpawnSquads } from './spawn-squad.js';
 
 /**
  * Fleet-level spawn (docs/mesh.md, "Fleet spawn"): temporary agents from mesh.yaml's `templates:`,
@@ -18,18 +20,24 @@ export function spawnFeature(options: { suffix?: () => string } = {}): HostFeatu
   return {
     name: 'spawn',
     migrations: SPAWN_MIGRATIONS,
-    needs: [FLEET, LANES],
+    needs: [FLEET, LANES, SHARED_MEMORY],
     build(context) {
       const lanes = context.need(LANES);
+      const permissions = MeshPermissions.of(context.config);
       const service = new SpawnService({
         config: context.config,
         repo: new SpawnRepository(context.db),
         fleet: context.need(FLEET),
         lanes,
-        permissions: MeshPermissions.of(context.config),
+        permissions,
         clock: context.clock,
         logger: context.logger.child({ component: 'spawn' }),
         events: context.events,
+        squads: new SpawnSquads({
+          store: context.need(SHARED_MEMORY),
+          permissions,
+          logger: context.logger.child({ component: 'spawn-squad' }),
+        }),
         ...(options.suffix ? { suffix: options.suffix } : {}),
       });
       // Heard from the build on: cron starts before the fleet, and a run missed while the host was

@@ -20,6 +20,8 @@ export const SPAWN_MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX temporary_agents_live ON temporary_agents (ended_at, spawner);
   `,
+  // The squad whose memory a run starts with and adds its lessons to (null: none).
+  'ALTER TABLE temporary_agents ADD COLUMN squad TEXT;',
 ];
 
 /** Ended runs are kept this long for `spawned_agents` and `openlegion spawn list`, then pruned. */
@@ -33,6 +35,7 @@ export interface TemporaryAgentRow {
   origin: SpawnedAgent['origin'];
   cron_job: string | null;
   task: string;
+  squad: string | null;
   state: SpawnState;
   result: string | null;
   item_id: number | null;
@@ -55,8 +58,8 @@ export class SpawnRepository {
       .run(row.created_at - KEEP_ENDED_MS);
     this.#db
       .prepare(
-        `INSERT INTO temporary_agents (name, template, spawner, origin, cron_job, task, state, created_at, expires_at)
-         VALUES (@name, @template, @spawner, @origin, @cron_job, @task, 'starting', @created_at, @expires_at)`,
+        `INSERT INTO temporary_agents (name, template, spawner, origin, cron_job, task, squad, state, created_at, expires_at)
+         VALUES (@name, @template, @spawner, @origin, @cron_job, @task, @squad, 'starting', @created_at, @expires_at)`,
       )
       .run(row);
   }

@@ -14,6 +14,7 @@ import { type Fleet, TEMPORARY_AGENT_JOINED, TEMPORARY_AGENT_LEFT } from '../fle
 import type { LaneItem, Lanes } from '../lanes/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
 import type { SpawnRepository, TemporaryAgentRow } from './spawn-repository.js';
+import { type SpawnSquads, squadOf, templateAgent } from './spawn-squad.js';
 
 /** Who asks for a temporary agent: an agent (permission-checked and capped per agent), the operator or cron. */
 export type SpawnCaller =
@@ -31,6 +32,8 @@ export interface SpawnServiceDeps {
   logger: Logger;
   /** Where a temporary agent's joining and leaving are announced (costs and pub/sub hear them). */
   events?: Pick<EventBus, 'emit'>;
+  /** Squad memory for spawns with a squad (the host's shared store); without it they are refused. */
+  squads?: SpawnSquads;
   /** The 4 characters after `TEMPLATE-` (default: random hex); tests pin them. */
   suffix?: () => string;
 }
@@ -90,6 +93,9 @@ export class SpawnService {
     const spawner = caller.origin === 'agent' ? caller.spawner : null;
     if (spawner !== null) this.#deps.permissions.require(spawner, 'spawn', request.template);
     this.#checkCaps(spawner);
+    const squad = squadOf(request, template);
+    // Read (and the spawner's squad permissions checked) before anything is made.
+    const message = squad === undefined ? request.task : this.#squadPrompt(squad, request, spawner);
     const limits = config.limits;
     const ttlS = Math.min(request.ttl_s ?? limits.temporary_agent_ttl_s, limits.temporary_agent_max_ttl_s);
     const name = this.#freshName(request.template);
@@ -101,12 +107,13 @@ export class SpawnService {
       origin: caller.origin,
       cron_job: caller.origin === 'cron' ? caller.job : null,
       task: request.task,
+      squad: squad ?? null,
       created_at: now,
       expires_at: now + ttlS * 1000,
     });
     this.#mine.add(name);
     if (caller.origin === 'cron') this.#cronRecords.set(name, caller.record);
-    addTemporaryAgent(config, name, template);
+    addTemporaryAgent(config, name, templateAgent(template));
     this.#deps.events?.emit(TEMPORARY_AGENT_JOINED, { name, template: request.template, spawner });
     this.#timers.set(
       name,
@@ -115,7 +122,7 @@ export class SpawnService {
         ttlS * 1000,
       ),
     );
-    const launch = this.#launch(name, request.task);
+    const launch = this.#launch(name, message);
     this.#launches.set(name, launch);
     void launch.finally(() => this.#launches.delete(name));
     return this.#require(name);
@@ -172,8 +179,14 @@ export class SpawnService {
     if (item.sourceRef !== item.agent) return;
     const row = this.#deps.repo.get(item.agent);
     if (!row || row.ended_at !== null) return;
-    if (item.state === 'done') this.#end(item.agent, 'done', item.resultText ?? '');
-    else
+    if (item.state === 'done') {
+      this.#end(item.agent, 'done', item.resultText ?? '');
+      if (row.squad !== null)
+        await this.#deps.squads?.capture(
+          { squad: row.squad, spawner: row.spawner },
+          { name: row.name, answer: item.resultText ?? '' },
+        );
+    } else
       this.#end(
         item.agent,
         'failed',
@@ -298,6 +311,16 @@ export class SpawnService {
       );
   }
 
+  #squadPrompt(squad: string, request: SpawnRequest, spawner: string | null): string {
+    if (!this.#deps.squads)
+      throw new OpenLegionError(
+        'MEM_STORE_UNAVAILABLE',
+        `squad "${squad}" needs the host's shared memory store, which this host does not run`,
+        { details: { squad } },
+      );
+    return this.#deps.squads.prompt({ squad, template: request.template, task: request.task, spawner });
+  }
+
   #freshName(template: string): string {
     const suffix = this.#deps.suffix ?? (() => randomBytes(2).toString('hex'));
     for (;;) {
@@ -335,6 +358,7 @@ function toView(row: TemporaryAgentRow): SpawnedAgent {
     origin: row.origin,
     state: row.state,
     task: row.task,
+    ...(row.squad !== null ? { squad: row.squad } : {}),
     result: row.result,
     created_at: iso(row.created_at),
     expires_at: iso(row.expires_at),

@@ -51,14 +51,27 @@ describe.skipIf(!existsSync(agentDist))('fleet spawn (process runtime)', () => {
       headers: { authorization: `Bearer ${operator}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: response.status, json: (await response.json()) as { agent: Record<string, unknown> } };
+    return {
+      status: response.status,
+      json: (await response.json()) as {
+        agent: Record<string, unknown>;
+        items: { category: string; content: string }[];
+        error: { code: string; message: string };
+      },
+    };
   };
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'host-spawn-'));
     llm = await startFakeLlm({
       script: {
-        rules: [{ match: { last_message: 'count the moons' }, reply: { text: 'MOONS=2' } }],
+        rules: [
+          { match: { last_message: 'count the moons' }, reply: { text: 'MOONS=2' } },
+          {
+            match: { last_message: 'chart the moons' },
+            reply: { text: 'CHARTED\n## Session Memory\n- [SCOUT] Phobos is the inner moon.' },
+          },
+        ],
         default: { text: 'ok' },
       },
     });
@@ -75,6 +88,7 @@ agents:
   lead: { tools: minimal }
 templates:
   counter: { tools: minimal }
+  scout: { tools: minimal, squad: moons }
 `,
     );
   }, 60_000);
@@ -101,6 +115,43 @@ templates:
     expect(existsSync(path.join(dir, 'data', 'agents', agent.name))).toBe(false);
     expect(existsSync(path.join(dir, 'data', 'agents', 'lead'))).toBe(true);
   }, 60_000);
+
+  it("gives a squad's temporary agent the squad's memory and keeps the lessons of its answer", async () => {
+    if (!host) await startHost();
+    const first = await call('POST', '/api/spawn', {
+      template: 'scout',
+      task: 'chart the moons',
+      wait_s: 60,
+    });
+    expect(first.json.agent).toMatchObject({ state: 'done', squad: 'moons', task: 'chart the moons' });
+    const lesson = (name: unknown) => `[SCOUT] Phobos is the inner moon. (session ${String(name)})`;
+    let items: { category: string; content: string }[] = [];
+    const deadline = Date.now() + 10_000;
+    while (items.length === 0 && Date.now() < deadline) {
+      items = (await call('GET', '/api/memory/squad%3Amoons/items')).json.items;
+      if (items.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(items).toEqual([
+      expect.objectContaining({ category: 'episodic', content: lesson(first.json.agent.name) }),
+    ]);
+
+    llm.reset();
+    await call('POST', '/api/spawn', { template: 'scout', task: 'chart the moons again', wait_s: 60 });
+    const sent = JSON.stringify(llm.requests.map((request) => request.body));
+    expect(sent).toContain('<untrusted source=\\"squad memory moons\\">');
+    expect(sent).toContain(lesson(first.json.agent.name));
+  }, 60_000);
+
+  it('refuses a squad name that is not one with 400 REQUEST_INVALID', async () => {
+    if (!host) await startHost();
+    const { status, json } = await call('POST', '/api/spawn', { template: 'scout', task: 't', squad: 'a b' });
+    expect(status).toBe(400);
+    expect(json.error).toMatchObject({
+      code: 'REQUEST_INVALID',
+      message:
+        'invalid request: body.squad: use a squad name: letters, digits, ".", "_" and "-", starting with a letter or digit (max 64)',
+    });
+  });
 
   it('ends at start what a killed host left running, and deletes its data', async () => {
     await host?.stop();

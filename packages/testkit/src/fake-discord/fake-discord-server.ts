@@ -1,6 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { closeOnce, listenOnLoopback } from '../loopback-server.js';
+import {
+  buttonInteraction,
+  DISCORD_MESSAGE_LIMIT,
+  invalidContent,
+  messageObject,
+  slashCommandInteraction,
+  userObject,
+} from './discord-payloads.js';
 import type {
   FakeDiscordBotMessage,
   FakeDiscordCall,
@@ -9,9 +17,6 @@ import type {
   FakeGatewayEvent,
 } from './discord-types.js';
 import { FakeGateway, PRIVILEGED_INTENTS } from './fake-gateway.js';
-
-/** Discord refuses a message longer than this (characters of `content`). */
-export const DISCORD_MESSAGE_LIMIT = 2000;
 
 /** Options of {@link startFakeDiscord}. */
 export interface FakeDiscordOptions {
@@ -168,40 +173,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     }
     return channel;
   };
-  const person = (user: FakeDiscordUser) => ({
-    id: user.id,
-    username: user.username,
-    global_name: user.global_name ?? user.username,
-    discriminator: '0',
-    avatar: null,
-    ...(user.bot ? { bot: true } : {}),
-  });
-  const messageObject = (fields: {
-    id: string;
-    channelId: string;
-    guildId?: string;
-    author: FakeDiscordUser;
-    content: string;
-    mentions?: FakeDiscordUser[];
-    components?: unknown[];
-  }) => ({
-    id: fields.id,
-    channel_id: fields.channelId,
-    ...(fields.guildId ? { guild_id: fields.guildId } : {}),
-    author: person(fields.author),
-    content: fields.content,
-    timestamp: new Date().toISOString(),
-    edited_timestamp: null,
-    tts: false,
-    mention_everyone: false,
-    mentions: (fields.mentions ?? []).map(person),
-    mention_roles: [],
-    attachments: [],
-    embeds: [],
-    components: fields.components ?? [],
-    pinned: false,
-    type: 0,
-  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake-discord');
@@ -273,7 +244,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
           session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
         });
       case 'GET /users/@me':
-        return answer(200, person(bot));
+        return answer(200, userObject(bot));
       case 'POST /users/@me/channels': {
         const recipient = String(fields.recipient_id ?? '');
         return answer(200, { id: dmChannelOf(recipient), type: 1, recipients: [{ id: recipient }] });
@@ -417,58 +388,18 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const id = newId();
       pressedMessages.set(id, message);
       const inDm = [...dmChannels.values()].includes(message.channel_id);
-      gateway.dispatch('INTERACTION_CREATE', {
-        id,
-        application_id: applicationId,
-        type: 3,
-        token: `interaction-token-${id}`,
-        version: 1,
-        channel_id: message.channel_id,
-        ...(inDm ? { user: person(from) } : { member: { user: person(from), roles: [] } }),
-        message: messageObject({
-          id: message.id,
-          channelId: message.channel_id,
-          author: bot,
-          content: message.content,
-          components: message.components,
-        }),
-        data: { custom_id: customId, component_type: 2 },
-        locale: 'en-US',
-        app_permissions: '0',
-        entitlements: [],
-        authorizing_integration_owners: inDm ? { '1': from.id } : { '0': '0' },
-        // 1 = BOT_DM, 0 = GUILD
-        context: inDm ? 1 : 0,
-        attachment_size_limit: 10_485_760,
-      });
+      gateway.dispatch(
+        'INTERACTION_CREATE',
+        buttonInteraction({ id, applicationId, bot, from, message, customId, inDm }),
+      );
       return id;
     },
     sendSlashCommand(from, place, name, options = {}) {
       const id = newId();
-      const inDm = place.guildId === undefined;
-      gateway.dispatch('INTERACTION_CREATE', {
-        id,
-        application_id: applicationId,
-        type: 2,
-        token: `interaction-token-${id}`,
-        version: 1,
-        channel_id: place.channelId,
-        ...(inDm
-          ? { user: person(from) }
-          : { guild_id: place.guildId, member: { user: person(from), roles: [] } }),
-        data: {
-          id: newId(),
-          name,
-          type: 1,
-          options: Object.entries(options).map(([option, value]) => ({ name: option, type: 3, value })),
-        },
-        locale: 'en-US',
-        app_permissions: '0',
-        entitlements: [],
-        authorizing_integration_owners: inDm ? { '1': from.id } : { '0': place.guildId },
-        context: inDm ? 1 : 0,
-        attachment_size_limit: 10_485_760,
-      });
+      gateway.dispatch(
+        'INTERACTION_CREATE',
+        slashCommandInteraction({ id, applicationId, from, place, name, options, commandId: newId() }),
+      );
       return id;
     },
     registeredCommands,
@@ -495,25 +426,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       gateway.close();
       sockets.close();
       await close();
-    },
-  };
-}
-
-function invalidContent(content: string) {
-  return {
-    message: 'Invalid Form Body',
-    code: 50035,
-    errors: {
-      content: {
-        _errors: [
-          content === ''
-            ? { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }
-            : {
-                code: 'BASE_TYPE_MAX_LENGTH',
-                message: `Must be ${DISCORD_MESSAGE_LIMIT} or fewer in length.`,
-              },
-        ],
-      },
     },
   };
 }

@@ -1,3 +1,4 @@
+export { DISCORD_MESSAGE_LIMIT } from './discord-payloads.js';
 export type {
   FakeDiscordBotMessage,
   FakeDiscordCall,
@@ -6,7 +7,6 @@ export type {
   FakeGatewayEvent,
 } from './discord-types.js';
 export {
-  DISCORD_MESSAGE_LIMIT,
   type FakeDiscord,
   type FakeDiscordOptions,
   type FakeDiscordPlace,

@@ -1,5 +1,5 @@
+import { estimateTokens } from '@openlegion/memory';
 import { OpenLegionError } from '@openlegion/protocol';
-import { estimateTokens } from '../token-estimate.js';
 import { contentText } from '../transcript.js';
 import {
   MAX_TERM_CHARS,

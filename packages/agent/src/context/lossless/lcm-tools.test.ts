@@ -1,9 +1,9 @@
 import { FakeClock } from '@openlegion/infra/clock';
+import { estimateTokens } from '@openlegion/memory';
 import type { AgentTool, ToolResult } from '@openlegion/protocol';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { LlmMessage } from '../context-manager.js';
-import { estimateTokens } from '../token-estimate.js';
 import { LCM_EXPAND_MAX_TOKENS, LCM_GREP_MAX_TOKENS } from './lcm-queries.js';
 import { createLcmTools } from './lcm-tools.js';
 import { chatTurn, firstSentenceTier, openStores, SMALL_SETTINGS } from './lossless-test-kit.js';

@@ -1,5 +1,5 @@
+import { estimateTokens } from '@openlegion/memory';
 import type { FastTierCall } from '../fast-tier.js';
-import { estimateTokens } from '../token-estimate.js';
 import type { SummaryMode } from './summary-store.js';
 
 const NORMAL_PROMPT = [

@@ -1,10 +1,10 @@
 import type { Clock } from '@openlegion/infra/clock';
+import { estimateTokens } from '@openlegion/memory';
 import type { Logger } from 'pino';
 import type { LlmMessage } from '../context-manager.js';
 import type { FastTierCall } from '../fast-tier.js';
 import { messageFingerprint } from '../message-fingerprint.js';
 import { groupMessages } from '../message-groups.js';
-import { estimateTokens } from '../token-estimate.js';
 import { transcriptLine } from '../transcript.js';
 import type { LosslessSettings } from './lossless-settings.js';
 import { summariseSpan } from './span-summariser.js';

@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentTool } from '@openlegion/protocol';
+import { stripInvisible } from '@openlegion/protocol';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { stripInvisible } from '../../untrusted/untrusted-text.js';
 import { guardTool, ToolFailure } from '../tool-failure.js';
 import { type WalkEntry, walkWorkspace } from './walk-workspace.js';
 import { resolveWorkspacePath } from './workspace-path.js';

@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { AgentTool } from '@openlegion/protocol';
+import { stripInvisible } from '@openlegion/protocol';
 import { z } from 'zod';
-import { stripInvisible } from '../../untrusted/untrusted-text.js';
 import { guardTool, ToolFailure } from '../tool-failure.js';
 import { resolveWorkspacePath } from './workspace-path.js';
 

@@ -1,6 +1,7 @@
 import type { createMemoryTools } from '@openlegion/memory';
 import {
   type AgentTool,
+  fenceUntrusted,
   isSharedMemoryScope,
   SHARED_MEMORY_CONTENT_MAX_CHARS,
   SHARED_MEMORY_MESH_PATH,
@@ -11,7 +12,6 @@ import {
   type ToolContext,
 } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import type { MeshClient } from '../mesh/mesh-client.js';
 import { guardTool } from '../tool-failure.js';
 

@@ -1,6 +1,10 @@
-import { type AgentTool, blackboardEntrySchema, blackboardKeySchema } from '@openlegion/protocol';
+import {
+  type AgentTool,
+  blackboardEntrySchema,
+  blackboardKeySchema,
+  fenceUntrusted,
+} from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import type { MeshClient } from './mesh-client.js';
 

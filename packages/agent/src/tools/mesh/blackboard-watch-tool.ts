@@ -1,6 +1,5 @@
-import { type AgentTool, globPatternSchema } from '@openlegion/protocol';
+import { type AgentTool, fenceUntrusted, globPatternSchema } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import type { MeshClient } from './mesh-client.js';
 import { frameJson } from './mesh-events.js';

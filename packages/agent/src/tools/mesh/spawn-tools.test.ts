@@ -38,12 +38,30 @@ function toolsAnswering(answer: (call: MeshCall) => unknown) {
   };
   return {
     calls,
+    mesh,
     spawn: (input: unknown) => text(spawn, input),
     list: (input: unknown) => text(list, input),
   };
 }
 
 describe('spawn_agent and spawned_agents', () => {
+  it('asks for a squad when given one and says which it got', async () => {
+    const tools = toolsAnswering(() => ({ agent: agent({ squad: 'research' }) }));
+    expect(
+      (await tools.spawn({ template: 'researcher', task: 'find the tide', squad: 'research' })).text,
+    ).toBe(
+      'started researcher-3f2a (template researcher, squad research, removed at 2026-01-01T00:10:00.000Z at the latest); its answer will arrive as a message',
+    );
+    expect(tools.calls[0]?.body).toEqual({
+      template: 'researcher',
+      task: 'find the tide',
+      squad: 'research',
+    });
+    expect(() =>
+      createSpawnTools(tools.mesh)[0]?.input.parse({ template: 't', task: 't', squad: 'a b' }),
+    ).toThrow(/use a squad name/);
+  });
+
   it('starts one and says where its answer will arrive', async () => {
     const tools = toolsAnswering(() => ({ agent: agent() }));
     expect(await tools.spawn({ template: 'researcher', task: 'find the tide', ttl_s: 120 })).toEqual({

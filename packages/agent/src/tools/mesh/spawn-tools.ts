@@ -1,11 +1,12 @@
 import {
   type AgentTool,
+  fenceUntrusted,
   type SpawnedAgent,
   spawnedAgentAnswerSchema,
   spawnedAgentsSchema,
+  squadNameSchema,
 } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import type { MeshClient } from './mesh-client.js';
 
@@ -31,6 +32,11 @@ const spawnInput = z.object({
     .max(86_400)
     .optional()
     .describe('Remove it after this long whatever it is doing (default from mesh.yaml limits)'),
+  squad: squadNameSchema
+    .optional()
+    .describe(
+      "A squad whose memory it starts with and adds its lessons to (default: the template's; needs permissions.memory read and write on squad:NAME)",
+    ),
 });
 const listInput = z.object({
   name: z.string().min(1).max(64).optional().describe('One of them, by name; all of yours when left out'),
@@ -58,6 +64,7 @@ export function createSpawnTools(mesh: MeshClient): AgentTool[] {
               task: input.task,
               ...(input.ttl_s !== undefined ? { ttl_s: input.ttl_s } : {}),
               ...(input.wait_s !== undefined ? { wait_s: input.wait_s } : {}),
+              ...(input.squad !== undefined ? { squad: input.squad } : {}),
             },
             signal: context.signal,
             traceId: context.traceId,
@@ -65,7 +72,8 @@ export function createSpawnTools(mesh: MeshClient): AgentTool[] {
           }),
         );
         if (agent.ended_at !== null) return describe(agent);
-        return `started ${agent.name} (template ${agent.template}, removed at ${agent.expires_at} at the latest); its answer will arrive as a message`;
+        const squad = agent.squad !== undefined ? `, squad ${agent.squad}` : '';
+        return `started ${agent.name} (template ${agent.template}${squad}, removed at ${agent.expires_at} at the latest); its answer will arrive as a message`;
       }),
   };
   const list: AgentTool<z.infer<typeof listInput>> = {

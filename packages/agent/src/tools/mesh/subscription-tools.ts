@@ -1,11 +1,11 @@
 import {
   type AgentTool,
+  fenceUntrusted,
   meshEventSchema,
   subscriptionSchema,
   topicPatternSchema,
 } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import type { MeshClient } from './mesh-client.js';
 import { frameJson } from './mesh-events.js';

@@ -1,6 +1,6 @@
 import type { AgentTool } from '@openlegion/protocol';
+import { fenceUntrusted } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import { guardTool } from '../tool-failure.js';
 import { type ManagedProcess, PROCESS_OUTPUT_BYTES, type ProcessRegistry } from './process-registry.js';
 

@@ -1,5 +1,6 @@
 import {
   type AgentTool,
+  fenceUntrusted,
   SEARCH_DEFAULT_COUNT,
   SEARCH_FRESHNESS,
   SEARCH_PATH,
@@ -8,7 +9,6 @@ import {
   searchAnswerSchema,
 } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import type { MeshClient } from '../mesh/mesh-client.js';
 import { guardTool } from '../tool-failure.js';
 

@@ -1,6 +1,6 @@
 import type { AgentTool } from '@openlegion/protocol';
+import { fenceUntrusted } from '@openlegion/protocol';
 import { z } from 'zod';
-import { fenceUntrusted } from '../../untrusted/untrusted-text.js';
 import type { MeshClient } from '../mesh/mesh-client.js';
 import { guardTool } from '../tool-failure.js';
 

@@ -1,8 +1,8 @@
 import { type Clock, systemClock } from '@openlegion/infra/clock';
 import type { AgentTool } from '@openlegion/protocol';
+import { fenceUntrusted, stripInvisible } from '@openlegion/protocol';
 import { z } from 'zod';
 import type { LongResultSummariser } from '../../context/long-result-summariser.js';
-import { fenceUntrusted, stripInvisible } from '../../untrusted/untrusted-text.js';
 import { guardTool, ToolFailure } from '../tool-failure.js';
 import { classifyBody, decodeBody } from './fetched-body.js';
 import { PageCache } from './page-cache.js';

@@ -1,12 +1,5 @@
-import {
-  SHARED_MEMORY_MESH_PATH,
-  type SharedMemoryItem,
-  sharedMemoryListAnswerSchema,
-  squadMemoryScope,
-} from '@openlegion/protocol';
-import { estimateTokens } from '../context/token-estimate.js';
-import type { MeshClient } from '../tools/mesh/mesh-client.js';
-import { fenceUntrusted } from '../untrusted/untrusted-text.js';
+import { fenceUntrusted, type SharedMemoryItem } from '@openlegion/protocol';
+import { estimateTokens } from '../text/token-estimate.js';
 
 /**
  * Squad memory (seed 003): what a team's subagents learned, kept in the host's shared store under
@@ -16,6 +9,10 @@ import { fenceUntrusted } from '../untrusted/untrusted-text.js';
  * first). Before a spawn the layers are injected within their budgets, filtered by the child's role
  * and task; after it, the child's `## Session Memory` lines are captured as episodic entries, and
  * every third session the lessons two sessions agree on are distilled into program memory.
+ *
+ * One implementation for both kinds of spawn: an agent's subagents (`spawn_subagent`, the agent
+ * reaching the store over `/mesh/memory`) and the fleet's temporary agents (`squad` on a spawn, the
+ * host reaching its own store); each brings a {@link SquadMemoryAccess}.
  */
 export const SQUAD_LAYER_BUDGETS = { process: 150, program: 200, episodic: 150 } as const;
 export type SquadLayer = keyof typeof SQUAD_LAYER_BUDGETS;
@@ -98,25 +95,15 @@ export function formatSquadMemory(
   return { text, tokens: total, leftOut };
 }
 
-/** The host's side of a squad's memory, through `/mesh/memory/squad:NAME/...`. */
-export function squadMemoryClient(mesh: MeshClient) {
-  const path = (squad: string) => `${SHARED_MEMORY_MESH_PATH}/${encodeURIComponent(squadMemoryScope(squad))}`;
-  return {
-    async read(squad: string, traceId?: string): Promise<SharedMemoryItem[]> {
-      const answer = await mesh.call({ method: 'GET', path: `${path(squad)}/items?limit=1000`, traceId });
-      return sharedMemoryListAnswerSchema.parse(answer).items;
-    },
-    async write(squad: string, layer: SquadLayer, content: string, traceId?: string): Promise<void> {
-      await mesh.call({
-        method: 'POST',
-        path: `${path(squad)}/items`,
-        body: { content, category: layer },
-        traceId,
-      });
-    },
-  };
+/**
+ * A squad's memory where it is kept (the host's shared store): read all of it, or write entries of
+ * one layer. The agent reaches it over the mesh; the host calls its store directly.
+ */
+export interface SquadMemoryAccess {
+  read(squad: string, traceId?: string): Promise<SharedMemoryItem[]>;
+  /** Every entry or none, where the store can promise that (the host's one transaction). */
+  write(squad: string, layer: SquadLayer, contents: readonly string[], traceId?: string): Promise<void>;
 }
-export type SquadMemoryClient = ReturnType<typeof squadMemoryClient>;
 
 /**
  * After a session: its lessons become episodic entries (tagged with the session), and every third
@@ -124,24 +111,23 @@ export type SquadMemoryClient = ReturnType<typeof squadMemoryClient>;
  * memory (the store merges what it already has). Returns what was written.
  */
 export async function captureSession(
-  client: SquadMemoryClient,
+  access: SquadMemoryAccess,
   squad: string,
   session: { id: string; answer: string; traceId?: string | undefined },
 ): Promise<{ captured: number; distilled: number }> {
   const lessons = parseSessionMemory(session.answer);
-  for (const lesson of lessons)
-    await client.write(
-      squad,
-      'episodic',
-      `[${lesson.role}] ${lesson.text} (session ${session.id})`,
-      session.traceId,
-    );
   if (lessons.length === 0) return { captured: 0, distilled: 0 };
-  const items = await client.read(squad, session.traceId);
+  await access.write(
+    squad,
+    'episodic',
+    lessons.map((lesson) => `[${lesson.role}] ${lesson.text} (session ${session.id})`),
+    session.traceId,
+  );
+  const items = await access.read(squad, session.traceId);
   if (episodeSessions(items) % DISTILL_EVERY_SESSIONS !== 0)
     return { captured: lessons.length, distilled: 0 };
   const agreed = distillLessons(items);
-  for (const lesson of agreed) await client.write(squad, 'program', lesson, session.traceId);
+  if (agreed.length > 0) await access.write(squad, 'program', agreed, session.traceId);
   return { captured: lessons.length, distilled: agreed.length };
 }
 

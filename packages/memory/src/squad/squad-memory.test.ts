@@ -1,13 +1,13 @@
 import type { SharedMemoryItem } from '@openlegion/protocol';
 import { describe, expect, it } from 'vitest';
-import { estimateTokens } from '../context/token-estimate.js';
+import { estimateTokens } from '../text/token-estimate.js';
 import {
   captureSession,
   formatSquadMemory,
   parseSessionMemory,
   SQUAD_LAYER_BUDGETS,
   type SquadLayer,
-  type SquadMemoryClient,
+  type SquadMemoryAccess,
 } from './squad-memory.js';
 
 let nextId = 1;
@@ -23,15 +23,16 @@ const item = (category: string, content: string, updated = nextId): SharedMemory
 });
 
 /** The host's squad store, in memory: what the client writes is what it reads back. */
-function memoryStore(): { client: SquadMemoryClient; items: SharedMemoryItem[] } {
+function memoryStore(): { client: SquadMemoryAccess; items: SharedMemoryItem[] } {
   const items: SharedMemoryItem[] = [];
   return {
     items,
     client: {
       read: async () => [...items],
-      write: async (_squad: string, layer: SquadLayer, content: string) => {
-        if (!items.some((existing) => existing.category === layer && existing.content === content))
-          items.push(item(layer, content));
+      write: async (_squad: string, layer: SquadLayer, contents: readonly string[]) => {
+        for (const content of contents)
+          if (!items.some((existing) => existing.category === layer && existing.content === content))
+            items.push(item(layer, content));
       },
     },
   };
