@@ -146,7 +146,7 @@ export const ERROR_CODES = {
     retryable: false,
     status: 402,
     summary:
-      "the call could cost more than what is left of the agent's budget; the message names the budget and when it resets",
+      "the call could cost more than what is left of the agent's budget (a temporary agent an agent spawned also draws on its spawner's); the message names the budget, whose it is, and when it resets",
   },
   MESH_HTTP_FAILED: {
     retryable: true,

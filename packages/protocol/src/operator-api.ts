@@ -34,7 +34,13 @@ export interface TraceSummary {
 
 /** LLM spend of one agent on one model over a period. */
 export interface SpendRow {
+  /** The agent that made the calls. */
   agent: string;
+  /**
+   * Whose budget paid: `agent` itself, or the agent that spawned it (a temporary agent of fleet
+   * spawn draws on its spawner's budget). Absent from hosts older than it.
+   */
+  billed_to?: string;
   model: string;
   calls: number;
   prompt_tokens: number;
@@ -86,6 +92,7 @@ export const traceSummariesAnswerSchema = z.looseObject({ traces: z.array(traceS
 
 const spendRowSchema = z.looseObject({
   agent: z.string(),
+  billed_to: z.string().optional(),
   model: z.string(),
   calls: z.number(),
   prompt_tokens: z.number(),

@@ -24,7 +24,7 @@ export function registerMeshCommands(program: Command, kit: CommandKit): void {
     .description(
       'LLM and web search spend per agent and model (searches as search/<provider>), today and this month, and the budgets',
     )
-    .option('--agent <name>', 'one agent only')
+    .option('--agent <name>', 'one agent only (with the temporary agents it pays for)')
     .addOption(kit.configOption())
     .option('--json', 'print JSON')
     .action((options: { config: string; agent?: string; json?: boolean }) =>

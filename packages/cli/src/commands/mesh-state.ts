@@ -112,13 +112,17 @@ export async function showCosts(
   ] as const) {
     output.out(`${label}:\n`);
     if (rows.length === 0) output.out('  no LLM calls or web searches\n');
-    for (const row of rows)
+    for (const [index, row] of rows.entries()) {
+      const payer = spendPayer(row, rows[index - 1]);
+      if (payer) output.out(`  ${payer}\n`);
+      const name = spendName(row);
       output.out(
         // Web searches (`search/<provider>`) are priced per request: they have no tokens to show.
         row.model.startsWith('search/')
-          ? `  ${row.agent.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} searches ${''.padStart(20)}  ${money(row.cost_usd)}\n`
-          : `  ${row.agent.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} calls ${String(row.prompt_tokens).padStart(9)} in ${String(row.completion_tokens).padStart(8)} out  ${money(row.cost_usd)}\n`,
+          ? `  ${name.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} searches ${''.padStart(20)}  ${money(row.cost_usd)}\n`
+          : `  ${name.padEnd(14)} ${row.model.padEnd(32)} ${String(row.calls).padStart(5)} calls ${String(row.prompt_tokens).padStart(9)} in ${String(row.completion_tokens).padStart(8)} out  ${money(row.cost_usd)}\n`,
       );
+    }
   }
   const limited = costs.budgets.filter((row) => row.daily_usd !== null || row.monthly_usd !== null);
   if (limited.length > 0) output.out('budgets:\n');
@@ -126,6 +130,25 @@ export async function showCosts(
     output.out(
       `  ${row.agent.padEnd(14)} today ${money(row.spent_today_usd)}${row.daily_usd === null ? '' : ` of ${money(row.daily_usd)}`}  month ${money(row.spent_month_usd)}${row.monthly_usd === null ? '' : ` of ${money(row.monthly_usd)}`}\n`,
     );
+}
+
+/**
+ * A spend row's name: a temporary agent paid for by the agent that spawned it is shown under that
+ * agent (the host lists each payer's own rows first, then its temporary agents'), as a subagent's
+ * calls are in traces.
+ */
+export function spendName(row: { agent: string; billed_to?: string | undefined }): string {
+  return row.billed_to === undefined || row.billed_to === row.agent ? row.agent : `  ↳ ${row.agent}`;
+}
+
+/** The payer's name on a line of its own, when its temporary agents' rows have no row of its own above them. */
+export function spendPayer(
+  row: { agent: string; billed_to?: string | undefined },
+  previous: { agent: string; billed_to?: string | undefined } | undefined,
+): string | undefined {
+  if (row.billed_to === undefined || row.billed_to === row.agent) return undefined;
+  const previousPayer = previous && (previous.billed_to ?? previous.agent);
+  return previousPayer === row.billed_to ? undefined : row.billed_to;
 }
 
 /** A subagent's call indented under its agent by depth and named by its id: the trace's tree. */

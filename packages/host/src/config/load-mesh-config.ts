@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type MeshConfig, meshConfigSchema, OpenLegionError } from '@openlegion/protocol';
 import { parseSchedule } from './schedule.js';
+import { templateSubscriptionProblems } from './template-subscriptions.js';
 import { freezeMeshConfig } from './temporary-agents.js';
 import { type ConfigProblem, problemsMessage, YamlSource } from './yaml-source.js';
 
@@ -43,8 +44,10 @@ export function parseMeshConfig(text: string, file = 'mesh.yaml'): MeshConfig {
 
   const result = meshConfigSchema.safeParse(source.toJS());
   if (!result.success) throw configError(file, source.zodProblems(result.error));
-  const schedules = scheduleProblems(result.data).map(({ field, message }) => source.problem(field, message));
-  if (schedules.length > 0) throw configError(file, schedules);
+  const problems = [...scheduleProblems(result.data), ...templateSubscriptionProblems(result.data)].map(
+    ({ field, message }) => source.problem(field, message),
+  );
+  if (problems.length > 0) throw configError(file, problems);
   // Frozen once validated: no module can change the config others have read (temporary agents
   // join `agents` through temporary-agents.ts alone).
   return freezeMeshConfig(result.data);

@@ -27,7 +27,7 @@ describe('BudgetGate monthly windows', () => {
       [Date.UTC(2026, 1, 1), 0.95],
     ]);
     const log = {
-      spent: (_agent: string, since: number) => spentSince.get(since) ?? 0,
+      billed: (_agent: string, since: number) => spentSince.get(since) ?? 0,
     } as unknown as UsageLog;
     let now = Date.UTC(2026, 0, 31, 23, 0);
     const gate = new BudgetGate(config, log, () => now);

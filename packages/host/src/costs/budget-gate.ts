@@ -1,13 +1,26 @@
 import { type MeshConfig, OpenLegionError } from '@openlegion/protocol';
-import type { UsageLog } from './usage-log.js';
+import type { UsageLog, UsageRecord } from './usage-log.js';
 
 const DAY_MS = 86_400_000;
 
-/** What a call holds of its agent's budget while it runs. */
+/** What a call holds of the budgets it draws on while it runs. */
 export interface Reservation {
   agent: string;
   usd: number;
+  /** The accounts it holds `usd` of: its payer's, and a temporary agent's own cap. */
+  accounts: readonly string[];
   released: boolean;
+}
+
+/**
+ * A budget and what counts against it: the payer's (`bill:`, every call billed to it, its
+ * temporary agents' included) or a temporary agent's own template cap (`own:`, its own calls).
+ */
+interface Account {
+  key: string;
+  /** The agent whose `budget` applies. */
+  holder: string;
+  spent: (since: number) => number;
 }
 
 const startOfUtcDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
@@ -29,7 +42,8 @@ const usd = (value: number) => `$${value.toFixed(4)}`;
 
 /**
  * Per-agent daily and monthly budgets (mesh.yaml `agents.NAME.budget`, UTC days and months),
- * enforced by reservation: a call reserves the most it could cost before it is forwarded, and
+ * enforced by reservation. A temporary agent an agent spawned draws on its spawner's budget (its
+ * `ownerOf`) and, when its template has a budget, on that too: a call must fit both. a call reserves the most it could cost before it is forwarded, and
  * is refused when spent + reserved by calls in flight + that would pass a budget. Reserving is
  * synchronous, so any number of concurrent calls can never spend past a budget together. When the
  * call ends, its reservation is released and its real cost is in the usage log.
@@ -38,21 +52,50 @@ export class BudgetGate {
   readonly #config: MeshConfig;
   readonly #log: UsageLog;
   readonly #now: () => number;
+  readonly #ownerOf: (agent: string) => string;
   readonly #inFlight = new Map<string, number>();
   /** What each agent spent in the current day and month, read from the log once per window. */
   readonly #spent = new Map<string, { day: number; dayUsd: number; month: number; monthUsd: number }>();
 
-  constructor(config: MeshConfig, log: UsageLog, now: () => number) {
+  /** `ownerOf`: whose budget an agent's calls are billed to (itself unless spawned by another). */
+  constructor(
+    config: MeshConfig,
+    log: UsageLog,
+    now: () => number,
+    ownerOf: (agent: string) => string = (agent) => agent,
+  ) {
     this.#config = config;
     this.#log = log;
     this.#now = now;
+    this.#ownerOf = ownerOf;
   }
 
-  /** Reserve `upperUsd` for `agent`; throws 402 BUDGET_EXCEEDED naming the budget and when it resets. */
+  /** The budgets a call of `agent` draws on: its payer's, then its own cap when another pays. */
+  #accountsOf(agent: string, owner = this.#ownerOf(agent)): Account[] {
+    const payer: Account = {
+      key: `bill:${owner}`,
+      holder: owner,
+      spent: (since) => this.#log.billed(owner, since),
+    };
+    if (owner === agent) return [payer];
+    return [payer, { key: `own:${agent}`, holder: agent, spent: (since) => this.#log.spent(agent, since) }];
+  }
+
+  /**
+   * Reserve `upperUsd` for `agent` against each budget it draws on; throws 402 BUDGET_EXCEEDED
+   * naming the budget (and, for a temporary agent, whose it is) and when it resets.
+   */
   reserve(agent: string, upperUsd: number): Reservation {
-    const budget = this.#config.agents[agent]?.budget;
     const now = this.#now();
-    const inFlight = this.#inFlight.get(agent) ?? 0;
+    const accounts = this.#accountsOf(agent);
+    for (const account of accounts) this.#check(agent, account, upperUsd, now);
+    for (const { key } of accounts) this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + upperUsd);
+    return { agent, usd: upperUsd, accounts: accounts.map(({ key }) => key), released: false };
+  }
+
+  #check(agent: string, account: Account, upperUsd: number, now: number): void {
+    const budget = this.#config.agents[account.holder]?.budget;
+    const inFlight = this.#inFlight.get(account.key) ?? 0;
     const windows = [
       {
         name: 'daily',
@@ -69,15 +112,20 @@ export class BudgetGate {
     ];
     for (const window of windows) {
       if (window.limit === undefined) continue;
-      const spent =
-        window.name === 'daily' ? this.#spentSince(agent, now).dayUsd : this.#spentSince(agent, now).monthUsd;
+      const totals = this.#totals(account, now);
+      const spent = window.name === 'daily' ? totals.dayUsd : totals.monthUsd;
       if (spent + inFlight + upperUsd > window.limit) {
+        const whose =
+          account.holder === agent
+            ? `agent "${agent}": this call could cost up to ${usd(upperUsd)}, but its ${window.name} budget`
+            : `agent "${agent}" is a temporary agent that draws on agent "${account.holder}"'s budget: this call could cost up to ${usd(upperUsd)}, but the ${window.name} budget of agent "${account.holder}"`;
         throw new OpenLegionError(
           'BUDGET_EXCEEDED',
-          `agent "${agent}": this call could cost up to ${usd(upperUsd)}, but its ${window.name} budget of ${usd(window.limit)} has ${usd(Math.max(0, window.limit - spent - inFlight))} left (${usd(spent)} spent, ${usd(inFlight)} held by calls in flight); it resets at ${new Date(window.resets).toISOString()}`,
+          `${whose} of ${usd(window.limit)} has ${usd(Math.max(0, window.limit - spent - inFlight))} left (${usd(spent)} spent, ${usd(inFlight)} held by calls in flight); it resets at ${new Date(window.resets).toISOString()}`,
           {
             details: {
               agent,
+              ...(account.holder === agent ? {} : { billed_to: account.holder }),
               budget: window.name,
               limit_usd: window.limit,
               spent_usd: spent,
@@ -88,25 +136,25 @@ export class BudgetGate {
         );
       }
     }
-    this.#inFlight.set(agent, inFlight + upperUsd);
-    return { agent, usd: upperUsd, released: false };
   }
 
-  /** A call's real cost was recorded: count it in the agent's running totals. */
-  recorded(agent: string, usd: number, at: number): void {
-    const totals = this.#spentSince(agent, at);
-    totals.dayUsd += usd;
-    totals.monthUsd += usd;
+  /** A call's real cost was recorded: count it in the running totals of each budget it drew on. */
+  recorded(record: Pick<UsageRecord, 'agent' | 'billed_to' | 'cost_usd' | 'at'>): void {
+    for (const account of this.#accountsOf(record.agent, record.billed_to)) {
+      const totals = this.#totals(account, record.at);
+      totals.dayUsd += record.cost_usd;
+      totals.monthUsd += record.cost_usd;
+    }
   }
 
-  /** The running totals of the day and month of `now` (loaded from the log when a window starts). */
-  #spentSince(agent: string, now: number): { day: number; dayUsd: number; month: number; monthUsd: number } {
+  /** An account's totals for the day and month of `now` (loaded from the log when a window starts). */
+  #totals(account: Account, now: number): { day: number; dayUsd: number; month: number; monthUsd: number } {
     const day = startOfUtcDay(now);
     const month = startOfUtcMonth(now);
-    let totals = this.#spent.get(agent);
+    let totals = this.#spent.get(account.key);
     if (!totals || totals.day !== day || totals.month !== month) {
-      totals = { day, dayUsd: this.#log.spent(agent, day), month, monthUsd: this.#log.spent(agent, month) };
-      this.#spent.set(agent, totals);
+      totals = { day, dayUsd: account.spent(day), month, monthUsd: account.spent(month) };
+      this.#spent.set(account.key, totals);
     }
     return totals;
   }
@@ -114,13 +162,31 @@ export class BudgetGate {
   release(reservation: Reservation): void {
     if (reservation.released) return;
     reservation.released = true;
-    const left = (this.#inFlight.get(reservation.agent) ?? 0) - reservation.usd;
-    if (left <= 1e-12) this.#inFlight.delete(reservation.agent);
-    else this.#inFlight.set(reservation.agent, left);
+    for (const key of reservation.accounts) {
+      const left = (this.#inFlight.get(key) ?? 0) - reservation.usd;
+      if (left <= 1e-12) this.#inFlight.delete(key);
+      else this.#inFlight.set(key, left);
+    }
   }
 
-  /** What calls in flight hold of `agent`'s budget now. */
+  /** `agent` left the fleet (a temporary agent that ended): its running totals are let go. */
+  forget(agent: string): void {
+    if (this.#inFlight.has(`bill:${agent}`) || this.#inFlight.has(`own:${agent}`)) return;
+    this.#spent.delete(`bill:${agent}`);
+    this.#spent.delete(`own:${agent}`);
+  }
+
+  /**
+   * What calls in flight hold of `agent`'s budget now: of the budget it pays from when it pays for
+   * itself (its temporary agents' calls included), else of its own template cap.
+   */
   inFlight(agent: string): number {
-    return this.#inFlight.get(agent) ?? 0;
+    const owner = this.#ownerOf(agent);
+    return this.#inFlight.get(owner === agent ? `bill:${agent}` : `own:${agent}`) ?? 0;
+  }
+
+  /** What counts against `agent`'s own budget since `since`: what is billed to it, or its own calls when another pays. */
+  spentAgainst(agent: string, since: number): number {
+    return this.#ownerOf(agent) === agent ? this.#log.billed(agent, since) : this.#log.spent(agent, since);
   }
 }

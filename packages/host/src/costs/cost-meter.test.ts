@@ -16,7 +16,7 @@ function meter(): { meter: CostMeter; reserved: number[] } {
   const gate = {
     reserve: (agent: string, usd: number): Reservation => {
       reserved.push(usd);
-      return { agent, usd, released: false };
+      return { agent, usd, accounts: [agent], released: false };
     },
     release: () => {},
     recorded: () => {},

@@ -61,6 +61,8 @@ export interface CostMeterDeps {
   config: MeshConfig;
   log: UsageLog;
   gate: BudgetGate;
+  /** Whose budget an agent's calls are billed to (itself unless a spawner pays for it). */
+  ownerOf?: ((agent: string) => string) | undefined;
   now: () => number;
   warn: (message: string) => void;
   /** Told of each recorded call (a workflow step adds its cost). */
@@ -91,6 +93,7 @@ export class CostMeter {
    */
   openFlat(request: FlatChargeRequest): FlatCharge {
     const { gate, log } = this.#deps;
+    const billedTo = this.#billedTo(request.agent);
     const reservation = request.agent === OPERATOR ? undefined : gate.reserve(request.agent, request.usd);
     let done = false;
     const release = () => {
@@ -106,6 +109,7 @@ export class CostMeter {
         const record: UsageRecord = {
           at: this.#deps.now(),
           agent: request.agent,
+          billed_to: billedTo,
           model: request.model,
           prompt_tokens: 0,
           completion_tokens: 0,
@@ -115,7 +119,7 @@ export class CostMeter {
           trace_id: request.traceId,
           estimated: 0,
         };
-        gate.recorded(request.agent, record.cost_usd, record.at);
+        gate.recorded(record);
         log
           .record(record)
           .catch((error: unknown) =>
@@ -126,8 +130,14 @@ export class CostMeter {
     };
   }
 
+  #billedTo(agent: string): string {
+    return agent === OPERATOR ? OPERATOR : (this.#deps.ownerOf?.(agent) ?? agent);
+  }
+
   open(request: ChargeRequest): Charge {
     const { config, gate, log } = this.#deps;
+    // Read when the call starts: a temporary agent may have left the config by the time it ends.
+    const billedTo = this.#billedTo(request.agent);
     const price = priceOf(config, request.model);
     if (!price && !this.#unpriced.has(request.model)) {
       this.#unpriced.add(request.model);
@@ -162,6 +172,7 @@ export class CostMeter {
           const record: UsageRecord = {
             at: this.#deps.now(),
             agent: request.agent,
+            billed_to: billedTo,
             model: answeredBy,
             prompt_tokens: usage.prompt,
             completion_tokens: usage.completion,
@@ -171,7 +182,7 @@ export class CostMeter {
             trace_id: request.traceId,
             estimated: usage.estimated ? 1 : 0,
           };
-          gate.recorded(request.agent, record.cost_usd, record.at);
+          gate.recorded(record);
           log
             .record(record)
             .catch((error: unknown) =>

@@ -3,6 +3,8 @@ import type { CostsReport } from '@openlegion/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { FeatureContext, HostFeature } from '../features/index.js';
+import { TEMPORARY_AGENT_JOINED, TEMPORARY_AGENT_LEFT } from '../fleet/index.js';
+import { BillingOwners } from './billing-owners.js';
 import { BudgetGate } from './budget-gate.js';
 import { CostMeter } from './cost-meter.js';
 import { COST_METER, USAGE_LOG, USAGE_RECORDED } from './costs-keys.js';
@@ -13,7 +15,8 @@ const costsQuery = z.object({ agent: z.string().min(1).optional() });
 
 /**
  * LLM costs and budgets: usage per call in mesh.db, reservations against budgets, `/api/costs`.
- * Provides the cost meter and the usage log; tells the bus of each recorded call.
+ * Provides the cost meter and the usage log; tells the bus of each recorded call. A temporary agent
+ * an agent spawns is billed to its spawner from the moment it joins (heard on the bus).
  */
 export function costsFeature(): HostFeature {
   return {
@@ -23,11 +26,21 @@ export function costsFeature(): HostFeature {
     build(context) {
       const log = new UsageLog(context.db);
       const now = () => context.clock.now();
-      const gate = new BudgetGate(context.config, log, now);
+      const owners = new BillingOwners(context.db);
+      const ownerOf = (agent: string) => owners.ownerOf(agent);
+      const gate = new BudgetGate(context.config, log, now, ownerOf);
+      const stopJoined = context.events.on(TEMPORARY_AGENT_JOINED, ({ name, spawner }) =>
+        owners.assign(name, spawner, now()),
+      );
+      const stopLeft = context.events.on(TEMPORARY_AGENT_LEFT, ({ name }) => {
+        owners.forget(name);
+        gate.forget(name);
+      });
       const meter = new CostMeter({
         config: context.config,
         log,
         gate,
+        ownerOf,
         now,
         warn: (message) => context.warn(message),
         onRecorded: (usage) => context.events.emit(USAGE_RECORDED, usage),
@@ -36,7 +49,11 @@ export function costsFeature(): HostFeature {
       context.provide(USAGE_LOG, log);
       return {
         routes: (app) => registerCostRoutes(app, context, log, gate),
-        stop: () => log.close(),
+        stop: () => {
+          stopJoined();
+          stopLeft();
+          return log.close();
+        },
       };
     },
   };
@@ -60,8 +77,8 @@ function registerCostRoutes(
         agent: name,
         daily_usd: budget.daily_usd ?? null,
         monthly_usd: budget.monthly_usd ?? null,
-        spent_today_usd: log.spent(name, today),
-        spent_month_usd: log.spent(name, month),
+        spent_today_usd: gate.spentAgainst(name, today),
+        spent_month_usd: gate.spentAgainst(name, month),
         in_flight_usd: gate.inFlight(name),
       }));
     return { today: log.spend(today, agent), month: log.spend(month, agent), budgets };

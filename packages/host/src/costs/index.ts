@@ -1,3 +1,4 @@
+export { BillingOwners } from './billing-owners.js';
 export { BudgetGate, type Reservation } from './budget-gate.js';
 export {
   type Charge,

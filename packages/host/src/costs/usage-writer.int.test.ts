@@ -20,6 +20,7 @@ afterEach(() => {
 const usage = (index: number): UsageRecord => ({
   at: 1_000 + index,
   agent: 'a',
+  billed_to: 'a',
   model: 'up/m',
   prompt_tokens: 10,
   completion_tokens: 5,

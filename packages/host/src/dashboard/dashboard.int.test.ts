@@ -248,6 +248,7 @@ describe('the dashboard at /ui: sign-in, cookie, CSRF, Host and Origin, CSP', ()
               host.context.events.emit(USAGE_RECORDED, {
                 at: host.clock.now(),
                 agent: 'a',
+                billed_to: 'a',
                 model: 'openai/gpt',
                 prompt_tokens: 1,
                 completion_tokens: 2,

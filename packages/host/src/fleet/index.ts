@@ -19,3 +19,8 @@ export { createRuntime, type RuntimeChoice, removeCrashLeftovers } from './runti
 export { removeSwarmHost, type SwarmHostLaunch, startSwarmHost } from './swarm-host-container.js';
 export { HOST_CONTAINER_ENV, SwarmRuntime, type SwarmRuntimeOptions } from './swarm-runtime.js';
 export { buildAgentServiceSpec, swarmAgentNames } from './swarm-service-spec.js';
+export {
+  TEMPORARY_AGENT_JOINED,
+  TEMPORARY_AGENT_LEFT,
+  type TemporaryAgentJoined,
+} from './temporary-agent-events.js';

@@ -1,4 +1,5 @@
 import type { HostFeature } from '../features/index.js';
+import { TEMPORARY_AGENT_LEFT } from '../fleet/index.js';
 import { AGENT_REGISTRY } from '../registry/index.js';
 import { type AgentClient, createAgentClient } from './agent-client.js';
 import { type AgentTurnDeps, runAgentTurn, steerAgent } from './agent-turn.js';
@@ -104,6 +105,11 @@ export function lanesFeature(options: LanesFeatureOptions = {}): HostFeature {
       context.provide(LANES, lanes);
 
       let stopRegistryWatch = () => {};
+      // A temporary agent that ended takes no more work: what still waits for it (an event's
+      // wake-up, a message) is cancelled rather than left for an agent that will never be ready.
+      const stopLeftWatch = context.events.on(TEMPORARY_AGENT_LEFT, ({ name }) => {
+        for (const item of repo.queued(name)) dispatcher.cancel(item.id);
+      });
       return {
         routes: (app) => registerLaneRoutes(app, lanes, repo),
         async start() {
@@ -122,6 +128,7 @@ export function lanesFeature(options: LanesFeatureOptions = {}): HostFeature {
         },
         async stop() {
           stopRegistryWatch();
+          stopLeftWatch();
           await dispatcher.stop();
         },
       };

@@ -8,6 +8,7 @@ import { Pubsub } from './pubsub.js';
 import { PUBSUB_MIGRATIONS } from './pubsub-migrations.js';
 import { registerPubsubRoutes } from './pubsub-routes.js';
 import { PubsubStore } from './pubsub-store.js';
+import { followTemporaryAgents } from './temporary-agent-subscriptions.js';
 
 /** Bounded retention of the event log: the newest events, and none older than a week. */
 const KEEP_EVENTS = 100_000;
@@ -39,6 +40,15 @@ export function pubsubFeature(
       const standing = standingSubscriptions(context.config, permissions);
       lanes.countPendingEventsWith((agent) => pubsub.pendingEvents(agent));
       context.provide(PUBSUB, pubsub);
+      // Heard from the build on: a start ends the temporary agents a killed host left.
+      const stopFollowing = followTemporaryAgents({
+        events: context.events,
+        config: context.config,
+        permissions,
+        store,
+        now: () => context.clock.now(),
+        warn: (message) => context.warn(message),
+      });
       let prune: Timer | undefined;
       return {
         routes: (app) =>
@@ -65,6 +75,7 @@ export function pubsubFeature(
         },
         stop() {
           prune?.cancel();
+          stopFollowing();
         },
       };
     },

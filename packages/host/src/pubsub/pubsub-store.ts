@@ -134,6 +134,11 @@ export class PubsubStore {
     return this.#db.prepare('DELETE FROM pubsub_subscriptions WHERE id = ?').run(id).changes > 0;
   }
 
+  /** Delete every subscription of `agent` (a temporary agent that ended); how many there were. */
+  unsubscribeAgent(agent: string): number {
+    return this.#db.prepare('DELETE FROM pubsub_subscriptions WHERE agent = ?').run(agent).changes;
+  }
+
   /** Move a cursor forward (never back: a late ack of an older event changes nothing). */
   advance(id: number, eventId: number): void {
     this.#db.prepare('UPDATE pubsub_subscriptions SET cursor = max(cursor, ?) WHERE id = ?').run(eventId, id);

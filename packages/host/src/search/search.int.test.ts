@@ -377,6 +377,7 @@ describe('search costs', () => {
     await expect.poll(today).toEqual([
       {
         agent: 'researcher',
+        billed_to: 'researcher',
         model: 'search/brave',
         calls: 2,
         prompt_tokens: 0,

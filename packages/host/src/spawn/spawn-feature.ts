@@ -32,6 +32,7 @@ export function spawnFeature(options: { suffix?: () => string } = {}): HostFeatu
         permissions,
         clock: context.clock,
         logger: context.logger.child({ component: 'spawn' }),
+        events: context.events,
         squads: new SpawnSquads({
           store: context.need(SHARED_MEMORY),
           permissions,

@@ -9,7 +9,8 @@ import {
 } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import { addTemporaryAgent, removeTemporaryAgent } from '../config/index.js';
-import type { Fleet } from '../fleet/index.js';
+import type { EventBus } from '../features/index.js';
+import { type Fleet, TEMPORARY_AGENT_JOINED, TEMPORARY_AGENT_LEFT } from '../fleet/index.js';
 import type { LaneItem, Lanes } from '../lanes/index.js';
 import type { MeshPermissions } from '../permissions/index.js';
 import type { SpawnRepository, TemporaryAgentRow } from './spawn-repository.js';
@@ -29,6 +30,8 @@ export interface SpawnServiceDeps {
   permissions: MeshPermissions;
   clock: Clock;
   logger: Logger;
+  /** Where a temporary agent's joining and leaving are announced (costs and pub/sub hear them). */
+  events?: Pick<EventBus, 'emit'>;
   /** Squad memory for spawns with a squad (the host's shared store); without it they are refused. */
   squads?: SpawnSquads;
   /** The 4 characters after `TEMPLATE-` (default: random hex); tests pin them. */
@@ -111,6 +114,7 @@ export class SpawnService {
     this.#mine.add(name);
     if (caller.origin === 'cron') this.#cronRecords.set(name, caller.record);
     addTemporaryAgent(config, name, templateAgent(template));
+    this.#deps.events?.emit(TEMPORARY_AGENT_JOINED, { name, template: request.template, spawner });
     this.#timers.set(
       name,
       clock.setTimeout(
@@ -251,6 +255,7 @@ export class SpawnService {
     await this.#launches.get(name)?.catch(() => {});
     await deps.fleet.removeTemporary(name);
     removeTemporaryAgent(deps.config, name);
+    deps.events?.emit(TEMPORARY_AGENT_LEFT, { name });
   }
 
   /** The spawner hears of the end once: its waiting call, else its lane; a cron job records it. */

@@ -12,6 +12,7 @@ steps:
 const usage = (agent: string, traceId: string | null, cost: number): UsageRecord => ({
   at: 0,
   agent,
+  billed_to: agent,
   model: 'openai/gpt-test',
   prompt_tokens: 10,
   completion_tokens: 5,

@@ -99,8 +99,13 @@ export function CostsPage() {
           </thead>
           <tbody>
             {(costs.data?.today ?? []).map((row) => (
-              <tr key={`${row.agent}/${row.model}`}>
-                <td>{row.agent}</td>
+              <tr key={`${row.billed_to ?? row.agent}/${row.agent}/${row.model}`}>
+                {/* A temporary agent's spend shows under the agent that spawned it and pays for it. */}
+                <td>
+                  {row.billed_to === undefined || row.billed_to === row.agent
+                    ? row.agent
+                    : `↳ ${row.agent} (for ${row.billed_to})`}
+                </td>
                 <td>{row.model}</td>
                 <td>{row.calls}</td>
                 <td>
