@@ -6,7 +6,8 @@
 //   first LLM request arriving (the answer, the tool call, the child loop's set-up, its first call).
 // Targets: spawn p50 ≤ 300 ms and ≤ 2× plain p50. Times are the endpoint's arrival stamps (ms).
 // Needs `pnpm build` first. `pnpm bench subagents fleet-spawn` runs the fleet-level case instead
-// (bench-fleet-spawn.mjs: a temporary agent container to ready against a bare `docker run`).
+// (bench-fleet-spawn.mjs: a temporary agent container to ready against a bare `docker run`), and
+// `pnpm bench subagents squad` the tokens squad memory takes of a prompt (bench-squad-injection.mjs).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ const TARGETS = { spawn_p50_ms_at_most: 300, spawn_over_plain_p50_at_most: 2 };
 
 export async function main(args = []) {
   if (args[0] === 'fleet-spawn') return (await import('./bench-fleet-spawn.mjs')).fleetSpawn();
+  if (args[0] === 'squad') return (await import('./bench-squad-injection.mjs')).squadInjection(args.slice(1));
   if (!existsSync(dist('agent/dist/index.js'))) {
     console.error('build first: pnpm build');
     return 1;

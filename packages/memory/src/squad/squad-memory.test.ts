@@ -75,12 +75,32 @@ describe('formatSquadMemory', () => {
       ...Array.from({ length: 200 }, (_, i) => item('episodic', `[RESEARCHER] Episode ${i} (session s${i})`)),
     ];
     const block = formatSquadMemory('research', items, { role: 'a researcher', task: 'find the tides' });
-    expect(block.tokens).toBeLessThanOrEqual(
-      SQUAD_LAYER_BUDGETS.process + SQUAD_LAYER_BUDGETS.program + SQUAD_LAYER_BUDGETS.episodic,
-    );
-    expect(estimateTokens(block.text)).toBeLessThan(560); // the fence's own words on top
+    const budget = SQUAD_LAYER_BUDGETS.process + SQUAD_LAYER_BUDGETS.program + SQUAD_LAYER_BUDGETS.episodic;
+    // The whole block, fence included, with room for a real tokenizer counting 7% more.
+    expect(block.tokens).toBe(estimateTokens(block.text));
+    expect(block.tokens * 1.07).toBeLessThanOrEqual(budget);
+    expect(block.tokens).toBeGreaterThan(budget * 0.75);
     expect(block.leftOut).toBeGreaterThan(500);
     expect(block.text).toContain('<untrusted source="squad memory research">');
+  });
+
+  it('ranks only the newest 1,000 entries of a layer, counting the older ones as left out', () => {
+    const old = item(
+      'program',
+      '[ALL] The tides lesson that shares every word of the task: find the tides.',
+      0,
+    );
+    const recent = Array.from({ length: 1_000 }, (_, i) =>
+      item('program', `[ALL] Unrelated lesson ${i}.`, 10 + i),
+    );
+    const block = formatSquadMemory('research', [old, ...recent], {
+      role: 'researcher',
+      task: 'find the tides',
+    });
+    expect(block.text).not.toContain('The tides lesson');
+    expect(block.text).toContain('Unrelated lesson 999.');
+    const lines = block.text.split('\n').filter((line) => line.startsWith('- ')).length;
+    expect(block.leftOut).toBe(1_001 - lines);
   });
 
   it("leaves out another role's lessons and puts the task's first", () => {

@@ -51,7 +51,24 @@ export function parseSessionMemory(answer: string): Lesson[] {
   return lessons;
 }
 
-/** The squad memory block for a child of `role` on `task`: each layer within its budget. */
+/**
+ * The estimate runs up to ~7% under a real tokenizer on some text (token-estimate.ts): lines are
+ * priced this much high, so a block counted for real still fits its budget.
+ */
+const ESTIMATE_MARGIN = 1.1;
+/**
+ * Of each layer, the newest this many entries are ranked for a child. A layer holds a few dozen
+ * lines at most, so older ones could only win on shared task words; bounded, a spawn costs the same
+ * whatever the history (20,000 entries took 138 ms unbounded, bench/results/subagents-squad.json).
+ */
+const RANK_NEWEST = 1_000;
+/** No line costs less (`- x` and its newline): below it a layer is full. */
+const MIN_LINE_COST = 3;
+
+/**
+ * The squad memory block for a child of `role` on `task`: each layer within its budget, and the
+ * whole block, fence included, within their sum (500 tokens) as a real tokenizer counts it.
+ */
 export function formatSquadMemory(
   squad: string,
   items: readonly SharedMemoryItem[],
@@ -59,12 +76,16 @@ export function formatSquadMemory(
 ): { text: string; tokens: number; leftOut: number } {
   const roleTag = child.role.trim().split(/\s+/).at(-1)?.toUpperCase() ?? '';
   const taskWords = words(child.task);
-  const newestFirst = [...items].sort((a, b) => b.updated_at - a.updated_at);
+  const source = `squad memory ${squad}`;
+  // The fence is paid for by every layer in proportion to its budget.
+  const total = Object.values(SQUAD_LAYER_BUDGETS).reduce((sum, budget) => sum + budget, 0);
+  const scale = (total - priced(fenceUntrusted(source, ''))) / total;
   const parts: string[] = [];
   let leftOut = 0;
-  let total = 0;
   for (const layer of Object.keys(SQUAD_LAYER_BUDGETS) as SquadLayer[]) {
-    let candidates = newestFirst.filter((item) => item.category === layer);
+    const layerItems = items.filter((item) => item.category === layer);
+    let candidates = layerItems.sort((a, b) => b.updated_at - a.updated_at).slice(0, RANK_NEWEST);
+    leftOut += layerItems.length - candidates.length;
     if (layer !== 'process') {
       // Lessons for this role or everyone, those sharing the task's words first.
       candidates = candidates
@@ -73,26 +94,33 @@ export function formatSquadMemory(
         .sort((a, b) => b.overlap - a.overlap || a.index - b.index)
         .map(({ item }) => item);
     }
+    const budget = SQUAD_LAYER_BUDGETS[layer] * scale;
     const chosen: string[] = [];
     // The layer's heading and each line's newline count against its budget too.
-    let used = estimateTokens(`${layer}:\n`);
-    for (const item of candidates) {
+    let used = priced(`${layer}:\n`);
+    for (const [index, item] of candidates.entries()) {
+      if (budget - used < MIN_LINE_COST) {
+        leftOut += candidates.length - index;
+        break;
+      }
       const line = `- ${oneLine(item.content)}`;
-      const cost = estimateTokens(`${line}\n`);
-      if (used + cost > SQUAD_LAYER_BUDGETS[layer]) {
+      const cost = priced(`${line}\n`);
+      if (used + cost > budget) {
         leftOut += 1;
         continue;
       }
       chosen.push(line);
       used += cost;
     }
-    if (chosen.length === 0) continue;
-    parts.push(`${layer}:\n${chosen.join('\n')}`);
-    total += used;
+    if (chosen.length > 0) parts.push(`${layer}:\n${chosen.join('\n')}`);
   }
   if (parts.length === 0) return { text: '', tokens: 0, leftOut };
-  const text = fenceUntrusted(`squad memory ${squad}`, parts.join('\n'));
-  return { text, tokens: total, leftOut };
+  const text = fenceUntrusted(source, parts.join('\n'));
+  return { text, tokens: estimateTokens(text), leftOut };
+}
+
+function priced(text: string): number {
+  return estimateTokens(text) * ESTIMATE_MARGIN;
 }
 
 /**
