@@ -165,6 +165,11 @@ workflows: workflows
     expect(await transcript.locator('.line-tool').first().textContent()).toBe(
       '⚙ subscribe {"pattern":"news.*"}',
     );
+    // The turn is the dashboard's in the lane, not the CLI's.
+    const lanes = (await api('GET', '/api/lanes?agent=writer')) as {
+      items: { message: string; source: string }[];
+    };
+    expect(lanes.items.find((item) => item.message === 'Say hello')?.source).toBe('dashboard');
     await shot('chat');
   });
 

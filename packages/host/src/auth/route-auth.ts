@@ -9,8 +9,8 @@ import type { TokenRegistry } from './token-registry.js';
  */
 export type RouteAuth = 'none' | 'agent' | 'operator' | 'agent-or-operator';
 
-/** Who made the request, as proven by its bearer token. */
-export type Caller = { kind: 'agent'; agent: string } | { kind: 'operator' };
+/** Who made the request, as proven by its bearer token (or, for the operator, the dashboard's session). */
+export type Caller = { kind: 'agent'; agent: string } | { kind: 'operator'; via?: 'dashboard' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

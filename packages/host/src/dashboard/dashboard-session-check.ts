@@ -46,7 +46,7 @@ export function dashboardSessionCheck(options: {
           );
         }
       }
-      return { kind: 'operator' };
+      return { kind: 'operator', via: 'dashboard' };
     },
   };
 }

@@ -4,7 +4,16 @@ import type { LaneMode } from '@openlegion/protocol';
 export { LANE_MODES, type LaneMode } from '@openlegion/protocol';
 
 /** Where work came from, so its result goes back there. */
-export const LANE_SOURCES = ['cli', 'channel', 'cron', 'workflow', 'agent', 'pubsub', 'spawn'] as const;
+export const LANE_SOURCES = [
+  'cli',
+  'dashboard',
+  'channel',
+  'cron',
+  'workflow',
+  'agent',
+  'pubsub',
+  'spawn',
+] as const;
 export type LaneSource = (typeof LANE_SOURCES)[number];
 
 export type LaneItemState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'steered';

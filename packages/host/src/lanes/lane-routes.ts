@@ -32,7 +32,8 @@ export function registerLaneRoutes(app: FastifyInstance, lanes: Lanes, repo: Lan
       message: body.message,
       mode: body.mode,
       conversationId: body.conversation_id,
-      source: 'cli',
+      // The operator from the dashboard's session, else from a bearer token (the CLI, a script).
+      source: request.caller?.kind === 'operator' && request.caller.via === 'dashboard' ? 'dashboard' : 'cli',
       ...optional('idempotencyKey', header(request, 'idempotency-key')),
       // `x-openlegion-trace` is what CLIs before the one trace header sent: accepted for one more
       // version so an older CLI still links its trace; drop it in the release after.
