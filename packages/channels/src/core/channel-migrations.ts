@@ -67,6 +67,15 @@ export const CHANNELS_MIGRATIONS: readonly string[] = [
     detail TEXT NOT NULL DEFAULT '',
     updated_at INTEGER NOT NULL
   ) STRICT;`,
+  // Conversations started anew (`/reset`): `base` (a person's DM, a channel) with `agent` is
+  // `base-N` after N resets.
+  `CREATE TABLE channel_conversations (
+    channel TEXT NOT NULL,
+    base TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (channel, base, agent)
+  ) STRICT;`,
 ];
 
 /** The name of the track (`featureDatabase(CHANNELS_FEATURE, CHANNELS_MIGRATIONS)`). */

@@ -47,6 +47,27 @@ export class ChannelUsers {
     readonly channel: ChannelName,
   ) {}
 
+  /** The agent's conversation of `base` (a person's DM, a channel): `base`, or `base-N` after N resets. */
+  conversationId(base: string, agent: string): string {
+    const row = this.db
+      .prepare<[string, string, string], { generation: number }>(
+        'SELECT generation FROM channel_conversations WHERE channel = ? AND base = ? AND agent = ?',
+      )
+      .get(this.channel, base, agent);
+    return row ? `${base}-${row.generation}` : base;
+  }
+
+  /** Start a new conversation of `base` with `agent` (`/reset`); returns its id. */
+  resetConversation(base: string, agent: string): string {
+    const row = this.db
+      .prepare<[string, string, string], { generation: number }>(
+        `INSERT INTO channel_conversations (channel, base, agent, generation) VALUES (?, ?, ?, 1)
+         ON CONFLICT (channel, base, agent) DO UPDATE SET generation = generation + 1 RETURNING generation`,
+      )
+      .get(this.channel, base, agent);
+    return `${base}-${row?.generation ?? 1}`;
+  }
+
   get(userId: string): ChannelUser | undefined {
     const row = this.db
       .prepare<[string, string], UserRow>('SELECT * FROM channel_users WHERE channel = ? AND user_id = ?')

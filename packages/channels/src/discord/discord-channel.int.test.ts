@@ -204,6 +204,24 @@ describe('DiscordChannel chat', () => {
         .sort(),
     ).toEqual(['**researcher**\n\necho: status?', '**writer**\n\necho: status?']);
   });
+
+  it('starts a new conversation with the agent on /reset, and only with that agent', async () => {
+    await pairedChannel();
+    const conversationOf = (message: string) =>
+      mesh.chats.find((chat) => chat.request.message === message)?.request.conversation_id;
+    discord.sendDm(OWNER, 'before');
+    await discord.waitFor(() => dm(OWNER).includes('echo: before'));
+    discord.sendDm(OWNER, '/reset');
+    await discord.waitFor(() => dm(OWNER).includes('New conversation with researcher.'));
+    discord.sendDm(OWNER, 'after');
+    await discord.waitFor(() => dm(OWNER).includes('echo: after'));
+    discord.sendDm(OWNER, '/use writer');
+    discord.sendDm(OWNER, 'to the writer');
+    await discord.waitFor(() => dm(OWNER).includes('echo: to the writer'));
+    expect(conversationOf('before')).toBe(`discord-${OWNER.id}`);
+    expect(conversationOf('after')).toBe(`discord-${OWNER.id}-1`);
+    expect(conversationOf('to the writer')).toBe(`discord-${OWNER.id}`);
+  });
 });
 
 describe('DiscordChannel slash commands', () => {

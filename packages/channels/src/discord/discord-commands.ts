@@ -1,7 +1,13 @@
 import { approvalFromWords } from '@openlegion/protocol';
 import type { ChannelUser } from '../core/channel-users.js';
 import { decide, offerApproval } from './discord-approvals.js';
-import { activeAgentOf, type DiscordContext, discordConversationId, say } from './discord-context.js';
+import {
+  activeAgentOf,
+  agentConversationId,
+  type DiscordContext,
+  discordConversationId,
+  say,
+} from './discord-context.js';
 
 /** Where a command was sent and by whom. */
 export interface DiscordCommandCall {
@@ -22,7 +28,8 @@ export interface DiscordCommand {
 /** The custom_id prefix of `/agents`' buttons (one per agent; pressing one switches to it). */
 export const USE_AGENT_BUTTON_PREFIX = 'use:';
 
-const conversationOf = (call: DiscordCommandCall) => discordConversationId(call, call.user.userId);
+const conversationOf = (call: DiscordCommandCall, agent: string) =>
+  agentConversationId(call.context, call, call.user.userId, agent);
 
 /** Make `name` the user's agent; the answer to show. */
 export function switchAgent(context: DiscordContext, user: ChannelUser, name: string): string {
@@ -100,7 +107,7 @@ export const DISCORD_COMMANDS: Record<string, DiscordCommand> = {
         [
           `You are ${user.role === 'owner' ? 'the owner' : 'an allowed user'}.`,
           agent ? `Talking to ${agent} (${info?.state ?? 'unknown'}).` : 'No agents are running.',
-          `Conversation: ${conversationOf(call)}`,
+          ...(agent ? [`Conversation: ${conversationOf(call, agent)}`] : []),
         ].join('\n'),
       );
     },
@@ -120,7 +127,7 @@ export const DISCORD_COMMANDS: Record<string, DiscordCommand> = {
         agent,
         text: args,
         replyTo: messageId,
-        conversationId: conversationOf(call),
+        conversationId: conversationOf(call, agent),
         showUsage: user.debug,
         mode: 'steer',
       });
@@ -144,10 +151,21 @@ export const DISCORD_COMMANDS: Record<string, DiscordCommand> = {
           text: args,
           replyTo: messageId,
           header: `**${agent.name}**`,
-          conversationId: conversationOf(call),
+          conversationId: conversationOf(call, agent.name),
           showUsage: user.debug,
         });
       }
+    },
+  },
+  reset: {
+    summary: 'start a new conversation with your agent (in a server channel: for everyone there)',
+    ownerOnly: true,
+    async run(call) {
+      const { context, user, channelId } = call;
+      const agent = activeAgentOf(context, user);
+      if (!agent) return say(context, channelId, 'No agents are running.');
+      context.users.resetConversation(discordConversationId(call, user.userId), agent);
+      await say(context, channelId, `New conversation with ${agent}.`);
     },
   },
   approvals: {

@@ -58,3 +58,13 @@ export function discordConversationId(
 ): string {
   return place.inGuild ? `discord-channel${place.channelId}` : `discord-${userId}`;
 }
+
+/** The conversation `agent` has with this place: {@link discordConversationId}, `-N` after N `/reset`s. */
+export function agentConversationId(
+  context: DiscordContext,
+  place: { channelId: string; inGuild: boolean },
+  userId: string,
+  agent: string,
+): string {
+  return context.users.conversationId(discordConversationId(place, userId), agent);
+}

@@ -3,7 +3,7 @@ import { Routes } from 'discord.js';
 import { looksLikeSecret } from '../telegram/secret-detector.js';
 import { APPROVAL_BUTTON_PREFIX, pressApprovalButton } from './discord-approvals.js';
 import { DISCORD_COMMANDS, switchAgent, USE_AGENT_BUTTON_PREFIX } from './discord-commands.js';
-import { activeAgentOf, type DiscordContext, discordConversationId, say } from './discord-context.js';
+import { activeAgentOf, agentConversationId, type DiscordContext, say } from './discord-context.js';
 import type { DiscordInbound } from './discord-inbound.js';
 import { parseCommand } from './discord-inbound.js';
 
@@ -86,7 +86,7 @@ async function handleMessage(context: DiscordContext, message: MessageInbound): 
     agent,
     text,
     ...(message.inGuild ? { replyTo: id } : {}),
-    conversationId: discordConversationId(message, user.userId),
+    conversationId: agentConversationId(context, message, user.userId, agent),
     showUsage: user.debug,
   });
 }

@@ -32,5 +32,6 @@ export const SLASH_COMMANDS = [
     description: 'the message',
   }),
   command('broadcast', 'send a message to every agent (owner)', { name: 'text', description: 'the message' }),
+  command('reset', 'start a new conversation with your agent (owner)'),
   command('approvals', 'what waits for your approval (owner)'),
 ];

@@ -190,6 +190,21 @@ describe('SlackChannel pairing and chat', () => {
     await slack.waitFor(() => textsIn(friendDm).length === 1);
     expect(textsIn(friendDm)).toEqual(['Only the owner can use !broadcast.']);
   });
+
+  it('starts a new conversation with the agent on !reset', async () => {
+    await pairedChannel();
+    const dm = slack.dmOf(OWNER);
+    const conversationOf = (message: string) =>
+      mesh.chats.find((chat) => chat.request.message === message)?.request.conversation_id;
+    slack.sendDm(OWNER, 'before');
+    await slack.waitFor(() => textsIn(dm).includes('echo: before'));
+    slack.sendDm(OWNER, '!reset');
+    await slack.waitFor(() => textsIn(dm).includes('New conversation with researcher.'));
+    slack.sendDm(OWNER, 'after');
+    await slack.waitFor(() => textsIn(dm).includes('echo: after'));
+    expect(conversationOf('before')).toBe(`slack-${OWNER.id}`);
+    expect(conversationOf('after')).toBe(`slack-${OWNER.id}-1`);
+  });
 });
 
 describe('SlackChannel when the agent is busy', () => {

@@ -40,8 +40,12 @@ export const conversationOf = (message: SlackMessage): string =>
   message.threadTs ? `${message.channel}/${message.threadTs}` : message.channel;
 
 /** A DM's conversation with an agent is the person's; a channel's is the channel's, shared. */
-const conversationIdOf = (message: SlackMessage, user: ChannelUser): string =>
+const conversationBase = (message: SlackMessage, user: ChannelUser): string =>
   message.via === 'dm' ? `slack-${user.userId}` : `slack-channel${message.channel}`;
+
+/** The conversation `agent` has there: `-N` after N `!reset`s. */
+const conversationIdOf = (context: SlackContext, message: SlackMessage, user: ChannelUser, agent: string) =>
+  context.users.conversationId(conversationBase(message, user), agent);
 
 function switchAgent(context: SlackContext, user: ChannelUser, name: string): string {
   const names = context.mesh.agents().map((agent) => agent.name);
@@ -95,7 +99,7 @@ export const SLACK_COMMANDS: Record<string, TextCommand> = {
         sender: user.userId,
         agent,
         text: args,
-        conversationId: conversationIdOf(message, user),
+        conversationId: conversationIdOf(context, message, user, agent),
         mode: 'steer',
         showUsage: user.debug,
       });
@@ -116,10 +120,20 @@ export const SLACK_COMMANDS: Record<string, TextCommand> = {
           agent: agent.name,
           text: args,
           header: `**${escapeMarkdown(agent.name)}**`,
-          conversationId: conversationIdOf(message, user),
+          conversationId: conversationIdOf(context, message, user, agent.name),
           showUsage: user.debug,
         });
       }
+    },
+  },
+  reset: {
+    summary: 'start a new conversation with your agent',
+    ownerOnly: true,
+    run: ({ context, user, message, answer }) => {
+      const agent = activeAgentOf(context, user);
+      if (!agent) return answer('No agents are running\\.');
+      context.users.resetConversation(conversationBase(message, user), agent);
+      return answer(`New conversation with ${escapeMarkdown(agent)}\\.`);
     },
   },
   approvals: {
@@ -239,7 +253,7 @@ export async function handleSlackMessage(context: SlackContext, message: SlackMe
     sender: user.userId,
     agent,
     text: message.text,
-    conversationId: conversationIdOf(message, user),
+    conversationId: conversationIdOf(context, message, user, agent),
     showUsage: user.debug,
   });
   if (!taken) context.logger.debug({ key }, 'slack message replayed: already taken in');
