@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type FakeSlack, startFakeSlack } from './fake-slack-server.js';
+import { startFakeSlack } from './fake-slack-server.js';
+import type { FakeSlack } from './slack-types.js';
 
 let slack: FakeSlack;
 
