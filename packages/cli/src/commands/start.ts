@@ -4,11 +4,12 @@ import { type LoadedMeshConfig, loadMeshConfig } from '@openlegion/host/config';
 import { createMeshHost, installProcessGuard, keepPrivate, type StartProgress } from '@openlegion/host/mesh';
 import { createLogger } from '@openlegion/infra/log';
 import { type MeshStatus, OpenLegionError } from '@openlegion/protocol';
-import { destination, type LevelWithSilent, levels } from 'pino';
+import { type LevelWithSilent, levels } from 'pino';
 import { type StopChannels, startChannels } from '../channels.js';
 import type { CliOutput } from '../cli-output.js';
 import { startScriptedProviders } from '../scripted-providers.js';
 import { AGENT_ENTRY } from '../workspace-paths.js';
+import { hostLogDestination } from './host-log.js';
 import type { DetachMessage, StartOptions } from './start-options.js';
 
 /** `openlegion start`: run the host in the foreground (or, with --detach, in the background). */
@@ -63,7 +64,7 @@ async function launch(
   const logFile = path.join(loaded.dataDir, 'host.log');
   const logger = createLogger({
     level: logLevel(process.env.OPENLEGION_LOG_LEVEL),
-    destination: destination(logFile),
+    destination: hostLogDestination(logFile),
   });
   keepPrivate(loaded.dataDir, ['host.log', 'host.out']);
   // Nothing an agent sends may end the host: an error that escapes every handler is logged instead.
