@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { systemClock } from '@openlegion/infra/clock';
-import { captureSession } from '@openlegion/memory';
-import { type ChatEvent, OpenLegionError } from '@openlegion/protocol';
+import { OpenLegionError } from '@openlegion/protocol';
 import type { Logger } from 'pino';
 import { AnswerHandoff } from './answer-handoff.js';
+import { attemptChild, captureLessons, restartVerdict, waitForAny } from './child-run.js';
 import type { SquadMemoryClient } from './squad-memory-client.js';
 import { clip, stoppedBecause } from './subagent-answer.js';
-import { currentSubagentPath, runAsSubagent } from './subagent-context.js';
-import { ProgressJournal, resumeNote } from './subagent-progress.js';
+import { currentSubagentPath } from './subagent-context.js';
+import { ProgressJournal } from './subagent-progress.js';
 import { SubagentStore } from './subagent-store.js';
 import type {
   ChildLoopFactory,
@@ -108,34 +106,18 @@ export class SubagentManager {
     for (const record of this.#records.values()) {
       if (record.state !== 'running' || this.#running.has(record.id)) continue;
       const spec = this.#spec(record.id);
-      const elapsed = now - record.startedAt;
-      if (record.depth > 1)
-        this.#end(
-          record,
-          'failed',
-          'stopped: the agent restarted while it ran (only the agent’s own subagents are run again)',
-        );
-      else if (elapsed >= spec.timeoutMs)
-        this.#end(
-          record,
-          'timed_out',
-          `${stoppedBecause('timed_out', spec)} (counted from its first start; the agent restarted meanwhile)`,
-        );
-      else if (record.restarts >= MAX_SUBAGENT_RESTARTS)
-        this.#end(
-          record,
-          'failed',
-          `stopped: the agent restarted while it ran, ${record.restarts + 1} times (a subagent is run again ${MAX_SUBAGENT_RESTARTS} times at most)`,
-        );
-      else {
-        record.restarts += 1;
-        this.#store.update(record);
-        this.deps.logger.warn(
-          { subagent: record.id, restarts: record.restarts },
-          'subagent was running when the agent stopped; running it again',
-        );
-        this.#launch(record, spec, spec.timeoutMs - elapsed);
+      const verdict = restartVerdict(record, spec, now, MAX_SUBAGENT_RESTARTS);
+      if ('end' in verdict) {
+        this.#end(record, verdict.end, verdict.reason);
+        continue;
       }
+      record.restarts += 1;
+      this.#store.update(record);
+      this.deps.logger.warn(
+        { subagent: record.id, restarts: record.restarts },
+        'subagent was running when the agent stopped; running it again',
+      );
+      this.#launch(record, spec, verdict.rerunForMs);
     }
     for (const record of this.#records.values()) this.#deliver(record);
   }
@@ -185,7 +167,7 @@ export class SubagentManager {
   async result(id: string, waitMs: number, signal?: AbortSignal): Promise<SubagentRecord> {
     const record = this.#record(id);
     const running = this.#running.get(id);
-    if (running && waitMs > 0) await waitFor([running.finished], waitMs, signal);
+    if (running && waitMs > 0) await waitForAny([running.finished], waitMs, signal);
     if (record.state !== 'running' && this.#handoff.unclaimed(record)) this.#handoff.collect(record);
     return this.#view(record);
   }
@@ -197,7 +179,7 @@ export class SubagentManager {
    */
   async collect(waitMs: number, signal?: AbortSignal): Promise<{ ended: SubagentRecord[]; running: number }> {
     const running = [...this.#running.values()].map(({ finished }) => finished);
-    if (running.length > 0 && waitMs > 0) await waitFor(running, waitMs, signal);
+    if (running.length > 0 && waitMs > 0) await waitForAny(running, waitMs, signal);
     const ended = [...this.#records.values()].filter(
       (record) => record.state !== 'running' && this.#handoff.unclaimed(record),
     );
@@ -270,11 +252,23 @@ export class SubagentManager {
   async #run(record: SubagentRecord, spec: SubagentSpec, controller: AbortController): Promise<boolean> {
     const log = this.deps.logger.child({ subagent: record.id, depth: record.depth });
     for (;;) {
-      const { answer, failure } = await this.#attempt(record, spec, controller);
+      const { answer, failure } = await attemptChild({
+        record,
+        spec,
+        controller,
+        childLoop: this.deps.childLoop,
+        workspace: this.deps.workspace,
+        store: this.#store,
+        journal: this.#journal(record.id),
+        // Re-run after a restart, only the agent's own children run: their path is their id.
+        path: this.#paths.get(record.id) ?? record.id,
+      });
       if (controller.signal.aborted) return this.#stopped(record, spec, controller.signal, log);
       if (answer !== undefined && failure === undefined) {
         const captured =
-          spec.squad && this.deps.squads ? await this.#capture(spec.squad, record, answer, spec) : undefined;
+          spec.squad && this.deps.squads
+            ? await captureLessons(this.deps.squads, spec.squad, { record, answer, spec }, this.deps.logger)
+            : undefined;
         this.#end(record, 'done', clip(answer), captured);
         return true;
       }
@@ -300,49 +294,6 @@ export class SubagentManager {
       record.restarts += 1;
       this.#store.update(record);
     }
-  }
-
-  /** One run of the child loop: its answer, or what went wrong. */
-  async #attempt(
-    record: SubagentRecord,
-    spec: SubagentSpec,
-    controller: AbortController,
-  ): Promise<{ answer?: string; failure?: string }> {
-    const workspace = join(this.deps.workspace, 'subagents', record.id);
-    mkdirSync(workspace, { recursive: true });
-    const loop = this.deps.childLoop({ depth: record.depth, role: spec.role, tools: spec.tools, workspace });
-    const journal = this.#journal(record.id);
-    let answer: string | undefined;
-    let failure: string | undefined;
-    const emit = (event: ChatEvent) => {
-      if (event.type === 'usage') {
-        record.tokens += event.prompt_tokens + event.completion_tokens;
-        this.#store.setTokens(record.id, record.tokens);
-        if (record.tokens > spec.maxTokens) controller.abort('over_budget');
-      } else if (event.type === 'done') answer = event.text;
-      else if (event.type === 'error') failure = `${event.code}: ${event.message}`;
-      else if (journal.record(event)) this.#store.setProgress(record.id, journal.steps);
-    };
-    const message = spec.prompt ?? spec.task;
-    // Re-run after a restart, only the agent's own children run: their path is their id.
-    const path = this.#paths.get(record.id) ?? record.id;
-    try {
-      await runAsSubagent(path, () =>
-        loop.runTask(
-          {
-            message:
-              record.restarts > 0 ? `${resumeNote(record.restarts, journal.steps)}\n\n${message}` : message,
-            conversationId: `subagent-${record.id}`,
-            ...(spec.traceId ? { traceId: spec.traceId } : {}),
-          },
-          emit,
-          controller.signal,
-        ),
-      );
-    } catch (error) {
-      failure = error instanceof Error ? error.message : String(error);
-    }
-    return { ...(answer !== undefined ? { answer } : {}), ...(failure !== undefined ? { failure } : {}) };
   }
 
   /** An aborted run: ended as killed, timed out or over budget; left running when the agent stops. */
@@ -398,21 +349,6 @@ export class SubagentManager {
     return { ...record, ...(this.#handoff.sending(record.id) ? { sending: true } : {}) };
   }
 
-  /** The child's `## Session Memory` into its squad's memory; a failure is reported, not thrown. */
-  async #capture(squad: string, record: SubagentRecord, answer: string, spec: SubagentSpec) {
-    try {
-      const done = await captureSession(this.deps.squads as SquadMemoryClient, squad, {
-        id: record.id,
-        answer,
-        traceId: spec.traceId,
-      });
-      return { lessons: done.captured, distilled: done.distilled };
-    } catch (error) {
-      this.deps.logger.warn({ err: error, squad, subagent: record.id }, 'squad memory capture failed');
-      return { lessons: 0, distilled: 0, error: error instanceof Error ? error.message : String(error) };
-    }
-  }
-
   #record(id: string): SubagentRecord {
     const record = this.#records.get(id);
     if (!record)
@@ -460,15 +396,4 @@ export class SubagentManager {
   #now(): number {
     return this.deps.now?.() ?? Date.now();
   }
-}
-
-/** Until one of `pending` settles, `waitMs` passes or `signal` aborts. */
-async function waitFor(pending: Promise<unknown>[], waitMs: number, signal?: AbortSignal): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, waitMs);
-    signal?.addEventListener('abort', () => resolve(), { once: true });
-  });
-  await Promise.race([Promise.all(pending), gaveUp]);
-  clearTimeout(timer);
 }
