@@ -9,6 +9,7 @@ import {
   slashCommandInteraction,
   userObject,
 } from './discord-payloads.js';
+import { json, ROUTES, readBody, writeRateLimited } from './discord-rest.js';
 import type {
   FakeDiscordBotMessage,
   FakeDiscordCall,
@@ -89,31 +90,6 @@ export interface FakeDiscord {
   waitFor<T>(probe: () => T | undefined | false, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
 }
-
-interface Route {
-  method: string;
-  pattern: RegExp;
-  /** The route as `fail` names it. */
-  name: string;
-}
-
-const ROUTES: Route[] = [
-  { method: 'GET', pattern: /^\/gateway\/bot$/, name: 'GET /gateway/bot' },
-  { method: 'GET', pattern: /^\/users\/@me$/, name: 'GET /users/@me' },
-  { method: 'POST', pattern: /^\/users\/@me\/channels$/, name: 'POST /users/@me/channels' },
-  { method: 'POST', pattern: /^\/channels\/(\d+)\/messages$/, name: 'POST /channels/:id/messages' },
-  {
-    method: 'PATCH',
-    pattern: /^\/channels\/(\d+)\/messages\/(\d+)$/,
-    name: 'PATCH /channels/:id/messages/:id',
-  },
-  {
-    method: 'POST',
-    pattern: /^\/interactions\/(\d+)\/([^/]+)\/callback$/,
-    name: 'POST /interactions/:id/:token/callback',
-  },
-  { method: 'PUT', pattern: /^\/applications\/(\d+)\/commands$/, name: 'PUT /applications/:id/commands' },
-];
 
 /**
  * Start a fake Discord: the REST API under `/api/v10` (GET /gateway/bot, POST and PATCH channel
@@ -207,20 +183,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     if (fault?.kind === 'rate-limit') {
       call.status = 429;
-      res.writeHead(429, {
-        'content-type': 'application/json',
-        'retry-after': String(Math.ceil(fault.retryAfterSeconds)),
-        'x-ratelimit-scope': fault.global ? 'global' : 'user',
-        ...(fault.global ? { 'x-ratelimit-global': 'true' } : {}),
-      });
-      res.end(
-        JSON.stringify({
-          message: 'You are being rate limited.',
-          retry_after: fault.retryAfterSeconds,
-          global: fault.global ?? false,
-        }),
-      );
-      return;
+      return writeRateLimited(res, fault);
     }
     if (fault?.kind === 'forbidden') return answer(403, { message: 'Missing Permissions', code: 50013 });
     if (fault?.kind === 'server-error')
@@ -428,15 +391,4 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       await close();
     },
   };
-}
-
-function json(res: ServerResponse, status: number, payload: unknown): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
